@@ -1,0 +1,30 @@
+"""The exceptions every part of claw raises; each carries the error ``kind`` used in JSON output."""
+
+from __future__ import annotations
+
+
+class ClawError(Exception):
+    """Base class of claw's expected errors: bad input, unknown names, unavailable services."""
+
+    kind: str = "error"
+
+
+class InvalidSceneError(ClawError, ValueError):
+    """A scene spec that cannot be built (unknown type or colour, overlap, out of reach, too full)."""
+
+    kind = "invalid_scene"
+
+
+class UnknownObjectError(ClawError, KeyError):
+    """A name that is not an object of the current scene."""
+
+    kind = "unknown_object"
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""
+
+
+class PredicateError(ClawError, ValueError):
+    """A predicate string that cannot be parsed, or names an unknown predicate or region."""
+
+    kind = "invalid_predicate"

@@ -1,0 +1,62 @@
+"""Object catalogue: types, colours and dimensions shared by scenes, the MJCF builder and predicates."""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+ObjectType = Literal["block", "box"]
+Color = Literal[
+    "blue", "red", "green", "orange", "yellow", "purple", "pink", "cyan", "brown", "gray"
+]
+
+OBJECT_TYPES: tuple[str, ...] = get_args(ObjectType)
+COLORS: tuple[str, ...] = get_args(Color)
+
+COLOR_RGBA: dict[str, tuple[float, float, float, float]] = {
+    "blue": (0.12, 0.33, 0.85, 1.0),
+    "red": (0.85, 0.12, 0.12, 1.0),
+    "green": (0.15, 0.65, 0.22, 1.0),
+    "orange": (0.98, 0.55, 0.08, 1.0),
+    "yellow": (0.95, 0.85, 0.10, 1.0),
+    "purple": (0.55, 0.20, 0.75, 1.0),
+    "pink": (0.98, 0.50, 0.72, 1.0),
+    "cyan": (0.10, 0.80, 0.85, 1.0),
+    "brown": (0.50, 0.30, 0.12, 1.0),
+    "gray": (0.50, 0.50, 0.50, 1.0),
+}
+
+# Blocks are cubes; ``size`` is the edge length (m).
+BLOCK_SIZE = 0.04
+BLOCK_SIZE_RANGE = (0.02, 0.06)
+BLOCK_DENSITY = 600.0  # kg/m^3, about wood: a 4 cm cube weighs 38 g
+
+# Boxes are open-top square containers; ``size`` is the inner width (m).
+BOX_SIZE = 0.12
+BOX_SIZE_RANGE = (0.08, 0.20)
+BOX_WALL_HEIGHT = 0.05  # outer height, floor included
+BOX_WALL_THICKNESS = 0.008
+BOX_FLOOR_THICKNESS = 0.008
+BOX_MASS = 0.25
+
+
+def default_size(object_type: str) -> float:
+    """The size an object of this type gets when its spec gives none."""
+    return BLOCK_SIZE if object_type == "block" else BOX_SIZE
+
+
+def size_range(object_type: str) -> tuple[float, float]:
+    """The sizes allowed for an object type, inclusive."""
+    return BLOCK_SIZE_RANGE if object_type == "block" else BOX_SIZE_RANGE
+
+
+def half_extents(object_type: str, size: float) -> tuple[float, float, float]:
+    """Outer half extents (x, y, z) of an object in its own frame."""
+    if object_type == "block":
+        return (size / 2, size / 2, size / 2)
+    outer = size / 2 + BOX_WALL_THICKNESS
+    return (outer, outer, BOX_WALL_HEIGHT / 2)
+
+
+def inner_half_width(object_type: str, size: float) -> float | None:
+    """Half the inner width of a box; ``None`` for objects that hold nothing."""
+    return size / 2 if object_type == "box" else None

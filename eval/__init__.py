@@ -1,0 +1,1 @@
+"""Offline evaluation: suites, mocked LLMs, metrics and reports."""

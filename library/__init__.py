@@ -1,0 +1,1 @@
+"""The persistent skill library: metadata, artifacts and a FAISS index over skill descriptions."""

@@ -1,0 +1,1 @@
+"""LLM prompt templates, kept as data files beside this module."""

@@ -1,0 +1,1 @@
+"""Low-level skills ("claws"): IK/PID controllers and trained policies behind one protocol."""
