@@ -1,1 +1,62 @@
-"""The simulated world: a Gymnasium env over MuJoCo, scenes from a spec, ground-truth predicates."""
+"""The simulated world: a Gymnasium env over MuJoCo, scenes from a spec, ground-truth predicates.
+
+Importing this package registers ``claw/Tabletop-v0``::
+
+    import gymnasium as gym
+    import claw.envs
+
+    env = gym.make("claw/Tabletop-v0", render_mode="rgb_array")
+    obs, info = env.reset(seed=0, options={"scene": "default"})
+"""
+
+from gymnasium.envs.registration import register, registry
+
+from claw.envs.errors import ClawError, InvalidSceneError, PredicateError, UnknownObjectError
+from claw.envs.predicates import (
+    GoalResult,
+    Predicate,
+    PredicateResult,
+    evaluate,
+    evaluate_goal,
+    parse_goal,
+    parse_predicate,
+)
+from claw.envs.randomization import DomainRandomization
+from claw.envs.regions import REGIONS, WORKSPACE_X, WORKSPACE_Y, region_anchor, resolve_region
+from claw.envs.scene import ObjectSpec, PlacedObject, SceneSpec, builtin_scenes
+from claw.envs.state import GripperState, ObjectState, WorldState
+from claw.envs.tabletop import TabletopEnv
+
+TABLETOP_ID = "claw/Tabletop-v0"
+
+if TABLETOP_ID not in registry:
+    register(id=TABLETOP_ID, entry_point="claw.envs.tabletop:TabletopEnv", max_episode_steps=500)
+
+__all__ = [
+    "REGIONS",
+    "TABLETOP_ID",
+    "WORKSPACE_X",
+    "WORKSPACE_Y",
+    "ClawError",
+    "DomainRandomization",
+    "GoalResult",
+    "GripperState",
+    "InvalidSceneError",
+    "ObjectSpec",
+    "ObjectState",
+    "PlacedObject",
+    "Predicate",
+    "PredicateError",
+    "PredicateResult",
+    "SceneSpec",
+    "TabletopEnv",
+    "UnknownObjectError",
+    "WorldState",
+    "builtin_scenes",
+    "evaluate",
+    "evaluate_goal",
+    "parse_goal",
+    "parse_predicate",
+    "region_anchor",
+    "resolve_region",
+]

@@ -10,7 +10,7 @@ class ClawError(Exception):
 
 
 class InvalidSceneError(ClawError, ValueError):
-    """A scene spec that cannot be built (unknown type or colour, overlap, out of reach, too full)."""
+    """A scene spec that cannot be built: unknown type or colour, overlap, out of reach, crowded."""
 
     kind = "invalid_scene"
 

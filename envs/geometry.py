@@ -9,7 +9,7 @@ Array = NDArray[np.float64]
 
 
 def rect_corners(cx: float, cy: float, yaw: float, hx: float, hy: float) -> Array:
-    """The four corners (4x2, counter-clockwise) of a rectangle with centre, yaw and half extents."""
+    """The four corners (4x2, counter-clockwise) of a rectangle given centre, yaw, half extents."""
     c, s = np.cos(yaw), np.sin(yaw)
     local = np.array([[hx, hy], [-hx, hy], [-hx, -hy], [hx, -hy]])
     rot = np.array([[c, -s], [s, c]])
@@ -50,7 +50,7 @@ def polygon_gap(a: Array, b: Array) -> float:
 
 
 def point_in_polygon(point: Array, poly: Array, tol: float = 0.0) -> bool:
-    """True when ``point`` lies inside a convex counter-clockwise polygon (or within ``tol`` of it)."""
+    """True when ``point`` lies in a convex counter-clockwise polygon (or within ``tol`` of it)."""
     for i in range(len(poly)):
         edge = poly[(i + 1) % len(poly)] - poly[i]
         rel = np.asarray(point) - poly[i]

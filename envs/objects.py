@@ -1,4 +1,4 @@
-"""Object catalogue: types, colours and dimensions shared by scenes, the MJCF builder and predicates."""
+"""Object catalogue: types, colours and dimensions shared by scenes, the model and predicates."""
 
 from __future__ import annotations
 

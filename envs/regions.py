@@ -65,4 +65,4 @@ def region_anchor(name: str) -> tuple[float, float]:
 def in_reach(x: float, y: float) -> bool:
     """True when the claw can reach (x, y) pointing down."""
     r = math.hypot(x, y)
-    return REACH_MIN_X <= x and REACH_RADIUS[0] <= r <= REACH_RADIUS[1]
+    return x >= REACH_MIN_X and REACH_RADIUS[0] <= r <= REACH_RADIUS[1]

@@ -1,0 +1,167 @@
+"""The arm and its claw: named joints and actuators, tool-point kinematics, differential IK."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import mujoco
+import numpy as np
+from numpy.typing import NDArray
+
+Array = NDArray[np.float64]
+
+ARM_JOINTS: tuple[str, ...] = (
+    "shoulder_pan",
+    "shoulder_lift",
+    "elbow",
+    "forearm_roll",
+    "wrist_pitch",
+    "wrist_roll",
+)
+FINGER_JOINTS: tuple[str, str] = ("left_finger", "right_finger")
+GRIPPER_ACTUATOR = "gripper"
+TCP_SITE = "tcp"
+PAD_SITES: tuple[str, str] = ("left_pad", "right_pad")
+PAD_GEOMS: tuple[str, str] = ("left_pad", "right_pad")
+FINGER_BODIES: tuple[str, str] = ("left_finger", "right_finger")
+REST_KEY = "rest"
+MAX_HALF_OPENING = 0.045  # m per finger; the claw opens to 9.5 cm between the pads
+PAD_CLEARANCE = 0.005  # distance between the pads' inner faces when fully closed
+
+# Claw pointing down (the wrist pitched by pi); with yaw 0 the fingers close along world y.
+DOWN = np.array([[-1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, -1.0]])
+
+
+def down_rotation(yaw: float) -> Array:
+    """World rotation of the tool frame for the claw pointing down, turned by ``yaw`` about z."""
+    c, s = np.cos(yaw), np.sin(yaw)
+    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]]) @ DOWN
+
+
+def tool_yaw(rotation: Array) -> float:
+    """Yaw of a tool frame about world z: the angle of its finger axis (y) from world y."""
+    return float(np.arctan2(-rotation[0, 1], rotation[1, 1]))
+
+
+def _rotation_error(target: Array, current: Array) -> Array:
+    """Rotation vector taking ``current`` to ``target`` (both world rotation matrices)."""
+    quat = np.empty(4)
+    mujoco.mju_mat2Quat(quat, (target @ current.T).ravel())
+    err = np.empty(3)
+    mujoco.mju_quat2Vel(err, quat, 1.0)
+    return err
+
+
+@dataclass(frozen=True)
+class RobotIndex:
+    """Addresses of the robot's joints, actuators and sites inside a compiled model."""
+
+    arm_qpos: NDArray[np.int64]
+    arm_dofs: NDArray[np.int64]
+    arm_actuators: NDArray[np.int64]
+    finger_qpos: NDArray[np.int64]
+    gripper_actuator: int
+    tcp_site: int
+    pad_sites: tuple[int, int]
+    pad_geoms: tuple[int, int]
+    finger_bodies: tuple[int, int]
+    joint_low: Array
+    joint_high: Array
+    rest_qpos: Array
+
+    @classmethod
+    def from_model(cls, model: mujoco.MjModel) -> RobotIndex:
+        def jid(name: str) -> int:
+            return mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, name)
+
+        def oid(kind: mujoco.mjtObj, name: str) -> int:
+            return mujoco.mj_name2id(model, kind, name)
+
+        arm = [jid(n) for n in ARM_JOINTS]
+        key = oid(mujoco.mjtObj.mjOBJ_KEY, REST_KEY)
+        arm_qpos = np.array([model.jnt_qposadr[j] for j in arm])
+        return cls(
+            arm_qpos=arm_qpos,
+            arm_dofs=np.array([model.jnt_dofadr[j] for j in arm]),
+            arm_actuators=np.array([oid(mujoco.mjtObj.mjOBJ_ACTUATOR, n) for n in ARM_JOINTS]),
+            finger_qpos=np.array([model.jnt_qposadr[jid(n)] for n in FINGER_JOINTS]),
+            gripper_actuator=oid(mujoco.mjtObj.mjOBJ_ACTUATOR, GRIPPER_ACTUATOR),
+            tcp_site=oid(mujoco.mjtObj.mjOBJ_SITE, TCP_SITE),
+            pad_sites=tuple(oid(mujoco.mjtObj.mjOBJ_SITE, n) for n in PAD_SITES),  # type: ignore[arg-type]
+            pad_geoms=tuple(oid(mujoco.mjtObj.mjOBJ_GEOM, n) for n in PAD_GEOMS),  # type: ignore[arg-type]
+            finger_bodies=tuple(oid(mujoco.mjtObj.mjOBJ_BODY, n) for n in FINGER_BODIES),  # type: ignore[arg-type]
+            joint_low=model.jnt_range[arm, 0].copy(),
+            joint_high=model.jnt_range[arm, 1].copy(),
+            rest_qpos=model.key_qpos[key][arm_qpos].copy(),
+        )
+
+    def gripper_width(self, data: mujoco.MjData) -> float:
+        """Distance between the pads' inner faces (m)."""
+        return float(data.qpos[self.finger_qpos].sum() + PAD_CLEARANCE)
+
+
+class DifferentialIK:
+    """Damped least-squares IK for the tool point, on a scratch copy of the model's data.
+
+    Solves for the six arm joints that put the tool centre point at a position with a given
+    orientation, warm-started from a guess, respecting the joint limits. The live simulation
+    state is never touched.
+    """
+
+    def __init__(
+        self,
+        model: mujoco.MjModel,
+        index: RobotIndex,
+        damping: float = 1e-3,
+        max_iterations: int = 20,
+        position_tolerance: float = 1e-4,
+        rotation_tolerance: float = 1e-3,
+    ) -> None:
+        self.model = model
+        self.index = index
+        self.damping = damping
+        self.max_iterations = max_iterations
+        self.position_tolerance = position_tolerance
+        self.rotation_tolerance = rotation_tolerance
+        self._data = mujoco.MjData(model)
+        self._jacp = np.zeros((3, model.nv))
+        self._jacr = np.zeros((3, model.nv))
+        self._jac = np.zeros((6, 6))
+        self._error = np.zeros(6)
+
+    def tool_pose(self, qpos_arm: Array) -> tuple[Array, Array]:
+        """Forward kinematics: tool position and rotation for arm joint positions."""
+        self._data.qpos[self.index.arm_qpos] = qpos_arm
+        mujoco.mj_kinematics(self.model, self._data)
+        site = self.index.tcp_site
+        return self._data.site_xpos[site].copy(), self._data.site_xmat[site].reshape(3, 3).copy()
+
+    def solve(
+        self, position: Array, rotation: Array, guess: Array, max_iterations: int | None = None
+    ) -> tuple[Array, float, float]:
+        """Joint positions reaching ``position``/``rotation`` from ``guess``.
+
+        Returns:
+            The joint positions, and the remaining position (m) and rotation (rad) errors.
+        """
+        model, data, idx = self.model, self._data, self.index
+        low, high, dofs = idx.joint_low, idx.joint_high, idx.arm_dofs
+        q = np.minimum(np.maximum(np.asarray(guess, dtype=np.float64), low), high)
+        pos_tol2, rot_tol2 = self.position_tolerance**2, self.rotation_tolerance**2
+        error, jac, site = self._error, self._jac, idx.tcp_site
+        pos_err2 = rot_err2 = np.inf
+        for _ in range(max_iterations or self.max_iterations):
+            data.qpos[idx.arm_qpos] = q
+            mujoco.mj_kinematics(model, data)
+            np.subtract(position, data.site_xpos[site], out=error[:3])
+            error[3:] = _rotation_error(rotation, data.site_xmat[site].reshape(3, 3))
+            pos_err2, rot_err2 = error[:3] @ error[:3], error[3:] @ error[3:]
+            if pos_err2 < pos_tol2 and rot_err2 < rot_tol2:
+                break
+            mujoco.mj_comPos(model, data)
+            mujoco.mj_jacSite(model, data, self._jacp, self._jacr, site)
+            jac[:3], jac[3:] = self._jacp[:, dofs], self._jacr[:, dofs]
+            hessian = jac @ jac.T
+            hessian.flat[::7] += self.damping
+            q = np.minimum(np.maximum(q + jac.T @ np.linalg.solve(hessian, error), low), high)
+        return q, float(np.sqrt(pos_err2)), float(np.sqrt(rot_err2))

@@ -1,0 +1,377 @@
+"""``claw/Tabletop-v0``: the arm, its claw and a scene of blocks and boxes, as a Gymnasium env."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+import gymnasium as gym
+import mujoco
+import numpy as np
+from gymnasium import spaces
+
+from claw.envs.errors import InvalidSceneError
+from claw.envs.model import ObjectModel, build_model
+from claw.envs.objects import inner_half_width
+from claw.envs.predicates import GoalResult, Predicate, check_objects, evaluate_goal, parse_goal
+from claw.envs.randomization import DomainRandomization, Nominal, randomize_objects
+from claw.envs.robot import (
+    MAX_HALF_OPENING,
+    DifferentialIK,
+    RobotIndex,
+    down_rotation,
+    tool_yaw,
+)
+from claw.envs.scene import PlacedObject, SceneSpec
+from claw.envs.state import SETTLED_SPEED, GripperState, ObjectState, WorldState
+
+Control = Literal["ee", "joint"]
+ObsMode = Literal["state", "rgb", "state+rgb"]
+RESET_OPTIONS = ("scene", "goal", "randomize")
+
+# End-effector target box (m): the IK target never leaves it.
+TARGET_LOW = np.array([0.12, -0.55, 0.0])
+TARGET_HIGH = np.array([0.82, 0.55, 0.55])
+MAX_TARGET_LEAD = 0.04  # m: the target stays this close to the measured tool point (no wind-up)
+
+
+class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
+    """A 6-joint arm with a parallel-jaw claw above a table of blocks and boxes.
+
+    Actions (``control="ee"``, 5 numbers in [-1, 1]): tool-point deltas along x, y, z (scaled by
+    ``max_translation`` m), a yaw delta (scaled by ``max_rotation`` rad), and the gripper command
+    (-1 open, +1 closed); an internal damped least-squares IK keeps the claw pointing down.
+    With ``control="joint"`` (7 numbers): the six arm joint targets, normalised to their ranges,
+    and the gripper command. Either way the robot moves only through its position actuators.
+
+    Observations are a ``Dict``: ``robot`` (joint positions and velocities, tool position, yaw and
+    quaternion, finger width), ``objects`` (pose ``[x, y, z, qw, qx, qy, qz]``, velocity
+    ``[vx, vy, vz, wx, wy, wz]``, and a mask, padded to ``max_objects`` rows in scene order), and
+    ``rgb`` when ``obs_mode`` asks for a camera image.
+
+    Reset options: ``scene`` (a built-in name, a YAML path, a mapping or a ``SceneSpec``), ``goal``
+    (predicate strings; then the reward is the fraction that holds and the episode terminates
+    when the goal is met), ``randomize`` (``True`` or a ``DomainRandomization`` mapping).
+    """
+
+    metadata = {"render_modes": ["rgb_array", "human"], "render_fps": 20}  # noqa: RUF012
+
+    def __init__(
+        self,
+        scene: str | Mapping[str, Any] | SceneSpec = "default",
+        control: Control = "ee",
+        obs_mode: ObsMode = "state",
+        render_mode: str | None = None,
+        *,
+        control_freq: int = 20,
+        max_objects: int = 10,
+        camera: str = "front",
+        render_size: tuple[int, int] = (480, 640),
+        image_size: tuple[int, int] = (128, 128),
+        max_translation: float = 0.02,
+        max_rotation: float = 0.15,
+        goal: Sequence[str] | None = None,
+    ) -> None:
+        if control not in ("ee", "joint"):
+            raise ValueError(f"control must be 'ee' or 'joint', got {control!r}")
+        if obs_mode not in ("state", "rgb", "state+rgb"):
+            raise ValueError(f"obs_mode must be 'state', 'rgb' or 'state+rgb', got {obs_mode!r}")
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise ValueError(
+                f"render_mode must be None, 'rgb_array' or 'human', got {render_mode!r}"
+            )
+        self.control, self.obs_mode, self.render_mode = control, obs_mode, render_mode
+        self.control_freq, self.max_objects, self.camera = control_freq, max_objects, camera
+        self.render_size, self.image_size = render_size, image_size
+        self.max_translation, self.max_rotation = max_translation, max_rotation
+        self.metadata = {**self.metadata, "render_fps": control_freq}
+
+        self.scene = SceneSpec.load(scene)
+        self._goal: list[Predicate] = parse_goal(goal or [])
+        self._randomization: DomainRandomization | None = None
+        self._renderers: dict[tuple[int, int], mujoco.Renderer] = {}
+        self._noise = 0.0
+        self._viewer: Any = None
+        self._load(self.scene.sample(0))
+        self.action_space = spaces.Box(-1.0, 1.0, (5 if control == "ee" else 7,), np.float32)
+        self.observation_space = self._observation_space()
+
+    # -- scene loading --------------------------------------------------------------------------
+
+    def _load(self, placed: list[PlacedObject]) -> None:
+        """Compile the model for these objects (cached by their names, types, colours, sizes)."""
+        if len(placed) > self.max_objects:
+            raise InvalidSceneError(
+                f"the scene has {len(placed)} objects; this env observes at most "
+                f"{self.max_objects} (make it with max_objects={len(placed)})"
+            )
+        objects = tuple(ObjectModel(p.name, p.type, p.color, p.size) for p in placed)
+        if getattr(self, "_objects", None) == objects:
+            return
+        self._close_renderers()
+        self._objects = objects
+        self.model = build_model(objects)
+        self.data = mujoco.MjData(self.model)
+        self.robot = RobotIndex.from_model(self.model)
+        self.ik = DifferentialIK(self.model, self.robot, max_iterations=4)
+        self._nominal = Nominal.of(self.model)
+        self.n_substeps = max(1, round(1.0 / (self.control_freq * self.model.opt.timestep)))
+        self.object_names = [o.name for o in objects]
+        joints = [self.model.joint(name) for name in self.object_names]
+        self._obj_qpos = np.array([np.arange(j.qposadr[0], j.qposadr[0] + 7) for j in joints])
+        self._obj_qvel = np.array([np.arange(j.dofadr[0], j.dofadr[0] + 6) for j in joints])
+        self._obj_lin_qvel = self._obj_qvel[:, :3]
+        self._sum3 = np.ones(3)
+        self._obj_body = np.array([self.model.body(n).id for n in self.object_names])
+        geom_object = np.full(self.model.ngeom, -1)
+        for i, body in enumerate(self._obj_body):
+            geom_object[self.model.geom_bodyid == body] = i
+        self._geom_object = geom_object
+        self._finger_of_geom = {
+            int(g): side
+            for side, body in enumerate(self.robot.finger_bodies)
+            for g in np.flatnonzero(self.model.geom_bodyid == body)
+        }
+        self._placed: list[PlacedObject] = placed
+
+    # -- spaces and observations ----------------------------------------------------------------
+
+    def _observation_space(self) -> spaces.Dict:
+        def box(*shape: int) -> spaces.Box:
+            return spaces.Box(-np.inf, np.inf, shape, np.float64)
+
+        n = self.max_objects
+        parts: dict[str, spaces.Space[Any]] = {}
+        if self.obs_mode != "rgb":
+            parts["robot"] = spaces.Dict(
+                {
+                    "joint_pos": box(6),
+                    "joint_vel": box(6),
+                    "tcp_pos": box(3),
+                    "tcp_yaw": box(1),
+                    "tcp_quat": box(4),
+                    "gripper_width": box(1),
+                }
+            )
+            parts["objects"] = spaces.Dict(
+                {"pose": box(n, 7), "velocity": box(n, 6), "mask": spaces.MultiBinary(n)}
+            )
+        if self.obs_mode != "state":
+            height, width = self.image_size
+            parts["rgb"] = spaces.Box(0, 255, (height, width, 3), np.uint8)
+        return spaces.Dict(parts)
+
+    def _get_obs(self) -> dict[str, Any]:
+        data, robot, obs = self.data, self.robot, {}
+        if self.obs_mode != "rgb":
+            n = len(self.object_names)
+            pose = np.zeros((self.max_objects, 7))
+            pose[:n] = data.qpos[self._obj_qpos]
+            velocity = np.zeros((self.max_objects, 6))
+            velocity[:n] = data.qvel[self._obj_qvel]
+            mask = np.zeros(self.max_objects, dtype=np.int8)
+            mask[:n] = 1
+            joint_pos = data.qpos[robot.arm_qpos]
+            tcp_pos = data.site_xpos[robot.tcp_site].copy()
+            tcp_mat = data.site_xmat[robot.tcp_site]
+            tcp_quat = np.empty(4)
+            mujoco.mju_mat2Quat(tcp_quat, tcp_mat)
+            yaw = np.array([tool_yaw(tcp_mat.reshape(3, 3))])
+            if self._noise > 0.0:
+                noise = self.np_random.normal(0.0, self._noise, size=6 + 3 + 1 + 3 * n)
+                joint_pos = joint_pos + noise[:6]
+                tcp_pos += noise[6:9]
+                yaw += noise[9]
+                pose[:n, :3] += noise[10:].reshape(n, 3)
+            obs["robot"] = {
+                "joint_pos": joint_pos,
+                "joint_vel": data.qvel[robot.arm_dofs],
+                "tcp_pos": tcp_pos,
+                "tcp_yaw": yaw,
+                "tcp_quat": tcp_quat,
+                "gripper_width": np.array([robot.gripper_width(data)]),
+            }
+            obs["objects"] = {"pose": pose, "velocity": velocity, "mask": mask}
+        if self.obs_mode != "state":
+            obs["rgb"] = self._render(self.image_size)
+        return obs
+
+    # -- gymnasium API --------------------------------------------------------------------------
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        super().reset(seed=seed)
+        options = dict(options or {})
+        unknown = sorted(set(options) - set(RESET_OPTIONS))
+        if unknown:
+            raise ValueError(f"unknown reset option(s) {unknown}; allowed: {list(RESET_OPTIONS)}")
+        if "scene" in options:
+            self.scene = SceneSpec.load(options["scene"])
+        if "goal" in options:
+            self._goal = parse_goal(options["goal"] or [])
+        if "randomize" in options:
+            self._randomization = DomainRandomization.from_option(options["randomize"])
+
+        placed = self.scene.sample(self.np_random)
+        self._load(placed)
+        self._placed = placed
+        for pred in self._goal:
+            check_objects(pred, self.object_names)
+
+        model, data = self.model, self.data
+        self._nominal.restore(model)
+        mujoco.mj_resetDataKeyframe(model, data, model.key("rest").id)
+        for obj, adr in zip(placed, self._obj_qpos, strict=True):
+            half_yaw = 0.5 * obj.yaw
+            data.qpos[adr] = [obj.x, obj.y, obj.z, np.cos(half_yaw), 0.0, 0.0, np.sin(half_yaw)]
+        info: dict[str, Any] = {}
+        self._noise = 0.0
+        if self._randomization is not None:
+            info["randomization"] = self._randomize(self._randomization)
+        mujoco.mj_forward(model, data)
+
+        self._q_target = data.qpos[self.robot.arm_qpos].copy()
+        self._tcp_target = data.site_xpos[self.robot.tcp_site].copy()
+        self._yaw_target = tool_yaw(data.site_xmat[self.robot.tcp_site].reshape(3, 3))
+        self._sync_viewer()
+        return self._get_obs(), self._info(info)
+
+    def _randomize(self, config: DomainRandomization) -> dict[str, Any]:
+        model, data, robot = self.model, self.data, self.robot
+        drawn: dict[str, Any] = {
+            "objects": randomize_objects(model, config, self.np_random, self.object_names)
+        }
+        jitter = self.np_random.uniform(-config.arm_jitter, config.arm_jitter, size=6)
+        q = np.clip(data.qpos[robot.arm_qpos] + jitter, robot.joint_low, robot.joint_high)
+        data.qpos[robot.arm_qpos] = q
+        data.ctrl[robot.arm_actuators] = q
+        mujoco.mj_setConst(model, data)
+        drawn["arm_jitter"] = [round(float(v), 5) for v in jitter]
+        drawn["observation_noise"] = self._noise = config.observation_noise
+        return drawn
+
+    def step(self, action: np.ndarray) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        action = np.asarray(action, dtype=np.float64)
+        if action.shape != self.action_space.shape:
+            raise ValueError(
+                f"action must have shape {self.action_space.shape}, got {action.shape}"
+            )
+        action = np.minimum(np.maximum(action, -1.0), 1.0)
+        if self.control == "ee":
+            self._apply_ee(action)
+        else:
+            low, high = self.robot.joint_low, self.robot.joint_high
+            self.data.ctrl[self.robot.arm_actuators] = low + 0.5 * (action[:6] + 1.0) * (high - low)
+        self.data.ctrl[self.robot.gripper_actuator] = 0.5 * (1.0 - action[-1]) * MAX_HALF_OPENING
+        mujoco.mj_step(self.model, self.data, nstep=self.n_substeps)
+        self._sync_viewer()
+
+        info = self._info({})
+        reward, terminated = 0.0, False
+        if self._goal:
+            result: GoalResult = info["goal"]
+            reward = sum(r.holds for r in result.results) / len(result.results)
+            terminated = result.success
+        return self._get_obs(), reward, terminated, False, info
+
+    def _apply_ee(self, action: np.ndarray) -> None:
+        data, robot = self.data, self.robot
+        tcp = data.site_xpos[robot.tcp_site]
+        target = self._tcp_target + action[:3] * self.max_translation
+        target = np.minimum(np.maximum(target, tcp - MAX_TARGET_LEAD), tcp + MAX_TARGET_LEAD)
+        self._tcp_target = np.minimum(np.maximum(target, TARGET_LOW), TARGET_HIGH)
+        yaw = self._yaw_target + float(action[3]) * self.max_rotation
+        self._yaw_target = min(max(yaw, -np.pi), np.pi)
+        q, _, _ = self.ik.solve(self._tcp_target, down_rotation(self._yaw_target), self._q_target)
+        self._q_target = q
+        data.ctrl[robot.arm_actuators] = q
+
+    def _info(self, extra: dict[str, Any]) -> dict[str, Any]:
+        velocity = self.data.qvel[self._obj_lin_qvel]
+        info = {
+            "object_names": list(self.object_names),
+            "settled": bool(np.max(velocity * velocity @ self._sum3) < SETTLED_SPEED**2),
+            "sim_time": float(self.data.time),
+            **extra,
+        }
+        if self._goal:
+            result = evaluate_goal(self._goal, self.world_state())
+            info["goal"] = result
+            info["success"] = result.success
+        return info
+
+    # -- ground truth ---------------------------------------------------------------------------
+
+    def world_state(self) -> WorldState:
+        """A geometric snapshot of the objects and the claw, for predicates."""
+        data = self.data
+        objects = {}
+        for i, obj in enumerate(self._placed):
+            body = self._obj_body[i]
+            objects[obj.name] = ObjectState(
+                name=obj.name,
+                type=obj.type,
+                position=data.xpos[body].copy(),
+                rotation=data.xmat[body].reshape(3, 3).copy(),
+                half_extents=np.array(obj.half_extents),
+                inner_half_width=inner_half_width(obj.type, obj.size),
+                linear_velocity=data.qvel[self._obj_qvel[i, :3]].copy(),
+            )
+        touching: tuple[set[str], set[str]] = (set(), set())
+        for contact in data.contact[: data.ncon]:
+            for finger_geom, other in (
+                (contact.geom1, contact.geom2),
+                (contact.geom2, contact.geom1),
+            ):
+                side = self._finger_of_geom.get(int(finger_geom))
+                if side is not None and self._geom_object[other] >= 0:
+                    touching[side].add(self.object_names[self._geom_object[other]])
+        pads = self.robot.pad_sites
+        gripper = GripperState(
+            left_tip=data.site_xpos[pads[0]].copy(),
+            right_tip=data.site_xpos[pads[1]].copy(),
+            left_contacts=frozenset(touching[0]),
+            right_contacts=frozenset(touching[1]),
+        )
+        return WorldState(objects=objects, gripper=gripper)
+
+    def check(self, goal: Sequence[str | Predicate]) -> GoalResult:
+        """Evaluate goal predicates on the current physics state."""
+        return evaluate_goal(goal, self.world_state())
+
+    # -- rendering ------------------------------------------------------------------------------
+
+    def render(self) -> np.ndarray | None:
+        if self.render_mode == "rgb_array":
+            return self._render(self.render_size)
+        if self.render_mode == "human":
+            self._sync_viewer()
+        return None
+
+    def _render(self, size: tuple[int, int]) -> np.ndarray:
+        renderer = self._renderers.get(size)
+        if renderer is None:
+            renderer = self._renderers[size] = mujoco.Renderer(self.model, *size)
+        renderer.update_scene(self.data, camera=self.camera)
+        return renderer.render()
+
+    def _sync_viewer(self) -> None:
+        if self.render_mode != "human":
+            return
+        if self._viewer is None:
+            import mujoco.viewer
+
+            self._viewer = mujoco.viewer.launch_passive(self.model, self.data)
+        self._viewer.sync()
+
+    def _close_renderers(self) -> None:
+        for renderer in self._renderers.values():
+            renderer.close()
+        self._renderers.clear()
+        if self._viewer is not None:
+            self._viewer.close()
+            self._viewer = None
+
+    def close(self) -> None:
+        self._close_renderers()
