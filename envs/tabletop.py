@@ -65,7 +65,7 @@ class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
         *,
         control_freq: int = 20,
         max_objects: int = 10,
-        camera: str = "front",
+        camera: str = "operator",
         render_size: tuple[int, int] = (480, 640),
         image_size: tuple[int, int] = (128, 128),
         max_translation: float = 0.02,

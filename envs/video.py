@@ -1,0 +1,91 @@
+"""Record episodes to ``.mp4`` (imageio-ffmpeg) or ``.gif`` (Pillow)."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+VIDEO_SUFFIXES = (".mp4", ".gif")
+
+
+def check_video_path(path: str | os.PathLike[str]) -> Path:
+    """The path as a ``Path`` if its suffix is a video format we write, else a ``ValueError``."""
+    path = Path(path)
+    if path.suffix.lower() not in VIDEO_SUFFIXES:
+        raise ValueError(
+            f"video file {str(path)!r} must end in {' or '.join(VIDEO_SUFFIXES)}, not "
+            f"{path.suffix or 'nothing'!r}"
+        )
+    return path
+
+
+def write_video(frames: Sequence[np.ndarray], path: str | os.PathLike[str], fps: float) -> Path:
+    """Write RGB frames (H x W x 3, uint8) to ``path``; the file appears whole or not at all."""
+    import imageio.v2 as imageio
+
+    path = check_video_path(path)
+    if not frames:
+        raise ValueError("no frames to write")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    suffix = path.suffix.lower()
+    fd, tmp = tempfile.mkstemp(suffix=suffix, dir=path.parent, prefix=f".{path.stem}.")
+    os.close(fd)
+    try:
+        if suffix == ".mp4":
+            with imageio.get_writer(
+                tmp, format="FFMPEG", fps=fps, codec="libx264", quality=7, macro_block_size=8
+            ) as writer:
+                for frame in frames:
+                    writer.append_data(frame)
+        else:
+            imageio.mimsave(tmp, list(frames), format="GIF", duration=1000.0 / fps, loop=0)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+class RecordEpisode(gym.Wrapper[Any, Any, Any, Any]):
+    """Keep a frame of ``env.render()`` after every reset and step; ``save`` writes the video.
+
+    The wrapped env must have ``render_mode="rgb_array"``. Frames of an episode accumulate from
+    one reset to the next; ``every`` keeps one frame in that many steps.
+    """
+
+    def __init__(self, env: gym.Env[Any, Any], path: str | os.PathLike[str], every: int = 1):
+        super().__init__(env)
+        if env.render_mode != "rgb_array":
+            raise ValueError("RecordEpisode needs an env made with render_mode='rgb_array'")
+        self.path = check_video_path(path)
+        self.every = max(1, every)
+        self.frames: list[np.ndarray] = []
+        self._steps = 0
+
+    def reset(self, **kwargs: Any) -> tuple[Any, dict[str, Any]]:
+        obs, info = self.env.reset(**kwargs)
+        self.frames, self._steps = [self._frame()], 0
+        return obs, info
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        result = self.env.step(action)
+        self._steps += 1
+        if self._steps % self.every == 0:
+            self.frames.append(self._frame())
+        return result
+
+    def _frame(self) -> np.ndarray:
+        frame = self.env.render()
+        assert frame is not None
+        return frame
+
+    def save(self, path: str | os.PathLike[str] | None = None) -> Path:
+        """Write the frames recorded since the last reset; returns the file written."""
+        fps = self.env.metadata.get("render_fps", 20) / self.every
+        return write_video(self.frames, path or self.path, fps)
