@@ -9,6 +9,12 @@ Importing this package registers ``claw/Tabletop-v0``::
     obs, info = env.reset(seed=0, options={"scene": "default"})
 """
 
+import os
+
+# Render offscreen through EGL when there is no display, unless the user chose a backend.
+if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+    os.environ.setdefault("MUJOCO_GL", "egl")
+
 from gymnasium.envs.registration import register, registry
 
 from claw.envs.errors import ClawError, InvalidSceneError, PredicateError, UnknownObjectError

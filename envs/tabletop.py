@@ -93,6 +93,9 @@ class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
         self._noise = 0.0
         self._viewer: Any = None
         self._load(self.scene.sample(0))
+        cameras = [self.model.camera(i).name for i in range(self.model.ncam)]
+        if camera not in cameras:
+            raise ValueError(f"unknown camera {camera!r}; allowed: {', '.join(cameras)}")
         self.action_space = spaces.Box(-1.0, 1.0, (5 if control == "ee" else 7,), np.float32)
         self.observation_space = self._observation_space()
 
