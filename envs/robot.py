@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import mujoco
@@ -39,17 +40,23 @@ def down_rotation(yaw: float) -> Array:
 
 
 def tool_yaw(rotation: Array) -> float:
-    """Yaw of a tool frame about world z: the angle of its finger axis (y) from world y."""
-    return float(np.arctan2(-rotation[0, 1], rotation[1, 1]))
+    """Yaw of a tool frame about world z: the angle of its finger axis (y) from world y.
+
+    ``rotation`` is a 3x3 matrix or its 9 entries in row-major order (as in ``site_xmat``).
+    """
+    flat = rotation.ravel()
+    return math.atan2(-flat[1], flat[4])
 
 
-def _rotation_error(target: Array, current: Array) -> Array:
-    """Rotation vector taking ``current`` to ``target`` (both world rotation matrices)."""
+def _rotation_error(target: Array, current: Array, out: Array | None = None) -> Array:
+    """Rotation vector taking ``current`` to ``target`` (both 3x3 world rotation matrices)."""
+    relative = np.empty((3, 3))
+    mujoco.mju_mulMatMatT(relative, target, current)
     quat = np.empty(4)
-    mujoco.mju_mat2Quat(quat, (target @ current.T).ravel())
-    err = np.empty(3)
-    mujoco.mju_quat2Vel(err, quat, 1.0)
-    return err
+    mujoco.mju_mat2Quat(quat, relative.ravel())
+    out = np.empty(3) if out is None else out
+    mujoco.mju_quat2Vel(out, quat, 1.0)
+    return out
 
 
 @dataclass(frozen=True)
@@ -128,6 +135,9 @@ class DifferentialIK:
         self._jacr = np.zeros((3, model.nv))
         self._jac = np.zeros((6, 6))
         self._error = np.zeros(6)
+        self._rot_error = np.zeros(3)
+        self._hessian = np.zeros((6, 6))
+        self._solution = np.zeros(6)
 
     def tool_pose(self, qpos_arm: Array) -> tuple[Array, Array]:
         """Forward kinematics: tool position and rotation for arm joint positions."""
@@ -149,19 +159,24 @@ class DifferentialIK:
         q = np.minimum(np.maximum(np.asarray(guess, dtype=np.float64), low), high)
         pos_tol2, rot_tol2 = self.position_tolerance**2, self.rotation_tolerance**2
         error, jac, site = self._error, self._jac, idx.tcp_site
+        hessian, solution = self._hessian, self._solution
         pos_err2 = rot_err2 = np.inf
         for _ in range(max_iterations or self.max_iterations):
             data.qpos[idx.arm_qpos] = q
             mujoco.mj_kinematics(model, data)
             np.subtract(position, data.site_xpos[site], out=error[:3])
-            error[3:] = _rotation_error(rotation, data.site_xmat[site].reshape(3, 3))
+            _rotation_error(rotation, data.site_xmat[site].reshape(3, 3), self._rot_error)
+            error[3:] = self._rot_error
             pos_err2, rot_err2 = error[:3] @ error[:3], error[3:] @ error[3:]
             if pos_err2 < pos_tol2 and rot_err2 < rot_tol2:
                 break
             mujoco.mj_comPos(model, data)
             mujoco.mj_jacSite(model, data, self._jacp, self._jacr, site)
             jac[:3], jac[3:] = self._jacp[:, dofs], self._jacr[:, dofs]
-            hessian = jac @ jac.T
+            # (J J^T + damping I) x = error by Cholesky; mujoco's routines beat numpy's at 6x6.
+            mujoco.mju_mulMatMatT(hessian, jac, jac)
             hessian.flat[::7] += self.damping
-            q = np.minimum(np.maximum(q + jac.T @ np.linalg.solve(hessian, error), low), high)
+            mujoco.mju_cholFactor(hessian, 0.0)
+            mujoco.mju_cholSolve(solution, hessian, error)
+            q = np.minimum(np.maximum(q + jac.T @ solution, low), high)
         return q, float(np.sqrt(pos_err2)), float(np.sqrt(rot_err2))

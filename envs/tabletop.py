@@ -17,6 +17,7 @@ from claw.envs.predicates import GoalResult, Predicate, check_objects, evaluate_
 from claw.envs.randomization import DomainRandomization, Nominal, randomize_objects
 from claw.envs.robot import (
     MAX_HALF_OPENING,
+    PAD_CLEARANCE,
     DifferentialIK,
     RobotIndex,
     down_rotation,
@@ -179,7 +180,7 @@ class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
             tcp_mat = data.site_xmat[robot.tcp_site]
             tcp_quat = np.empty(4)
             mujoco.mju_mat2Quat(tcp_quat, tcp_mat)
-            yaw = np.array([tool_yaw(tcp_mat.reshape(3, 3))])
+            yaw = np.array([tool_yaw(tcp_mat)])
             if self._noise > 0.0:
                 noise = self.np_random.normal(0.0, self._noise, size=6 + 3 + 1 + 3 * n)
                 joint_pos = joint_pos + noise[:6]
@@ -192,7 +193,7 @@ class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
                 "tcp_pos": tcp_pos,
                 "tcp_yaw": yaw,
                 "tcp_quat": tcp_quat,
-                "gripper_width": np.array([robot.gripper_width(data)]),
+                "gripper_width": data.qpos[robot.finger_qpos].sum(keepdims=True) + PAD_CLEARANCE,
             }
             obs["objects"] = {"pose": pose, "velocity": velocity, "mask": mask}
         if self.obs_mode != "state":
