@@ -1,0 +1,5 @@
+"""``python -m claw``: the same as the ``claw`` command."""
+
+from claw.cli import main
+
+main()
