@@ -116,6 +116,7 @@ class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
         self._objects = objects
         self.model = build_model(objects)
         self.data = mujoco.MjData(self.model)
+        self._const_data = mujoco.MjData(self.model)  # scratch for mj_setConst (it writes qpos)
         self.robot = RobotIndex.from_model(self.model)
         self.ik = DifferentialIK(self.model, self.robot, max_iterations=4)
         self._nominal = Nominal.of(self.model)
@@ -210,18 +211,20 @@ class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
         unknown = sorted(set(options) - set(RESET_OPTIONS))
         if unknown:
             raise ValueError(f"unknown reset option(s) {unknown}; allowed: {list(RESET_OPTIONS)}")
-        if "scene" in options:
-            self.scene = SceneSpec.load(options["scene"])
-        if "goal" in options:
-            self._goal = parse_goal(options["goal"] or [])
+        # Check every option before keeping any, so a rejected reset changes nothing.
+        scene = SceneSpec.load(options["scene"]) if "scene" in options else self.scene
+        goal = parse_goal(options["goal"] or []) if "goal" in options else self._goal
+        randomization = self._randomization
         if "randomize" in options:
-            self._randomization = DomainRandomization.from_option(options["randomize"])
+            randomization = DomainRandomization.from_option(options["randomize"])
 
-        placed = self.scene.sample(self.np_random)
+        placed = scene.sample(self.np_random)
+        if len(placed) <= self.max_objects:  # else _load raises, naming the limit
+            for pred in goal:
+                check_objects(pred, [p.name for p in placed])
         self._load(placed)
         self._placed = placed
-        for pred in self._goal:
-            check_objects(pred, self.object_names)
+        self.scene, self._goal, self._randomization = scene, goal, randomization
 
         model, data = self.model, self.data
         self._nominal.restore(model)
@@ -233,6 +236,9 @@ class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
         self._noise = 0.0
         if self._randomization is not None:
             info["randomization"] = self._randomize(self._randomization)
+        # Masses and inertias were restored or redrawn: recompute the model's derived constants
+        # (invweight0, subtreemass, ...). mj_setConst resets the qpos of the data it is given.
+        mujoco.mj_setConst(model, self._const_data)
         mujoco.mj_forward(model, data)
 
         self._q_target = data.qpos[self.robot.arm_qpos].copy()
@@ -250,7 +256,6 @@ class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
         q = np.clip(data.qpos[robot.arm_qpos] + jitter, robot.joint_low, robot.joint_high)
         data.qpos[robot.arm_qpos] = q
         data.ctrl[robot.arm_actuators] = q
-        mujoco.mj_setConst(model, data)
         drawn["arm_jitter"] = [round(float(v), 5) for v in jitter]
         drawn["observation_noise"] = self._noise = config.observation_noise
         return drawn

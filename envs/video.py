@@ -38,11 +38,16 @@ def write_video(frames: Sequence[np.ndarray], path: str | os.PathLike[str], fps:
     os.close(fd)
     try:
         if suffix == ".mp4":
-            with imageio.get_writer(
+            writer = imageio.get_writer(
                 tmp, format="FFMPEG", fps=fps, codec="libx264", quality=7, macro_block_size=8
-            ) as writer:
+            )
+            # Not ``with``: imageio's __exit__ skips close() on an error, which leaves ffmpeg
+            # running to write the temporary file after it has been removed below.
+            try:
                 for frame in frames:
                     writer.append_data(frame)
+            finally:
+                writer.close()
         else:
             imageio.mimsave(tmp, list(frames), format="GIF", duration=1000.0 / fps, loop=0)
         os.replace(tmp, path)
