@@ -11,8 +11,10 @@ Importing this package registers ``claw/Tabletop-v0``::
 
 import os
 
+from claw.envs.rendering import has_display
+
 # Render offscreen through EGL when there is no display, unless the user chose a backend.
-if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+if not has_display():
     os.environ.setdefault("MUJOCO_GL", "egl")
 
 from gymnasium.envs.registration import register, registry

@@ -15,6 +15,7 @@ from claw.envs.model import ObjectModel, build_model
 from claw.envs.objects import inner_half_width
 from claw.envs.predicates import GoalResult, Predicate, check_objects, evaluate_goal, parse_goal
 from claw.envs.randomization import DomainRandomization, Nominal, randomize_objects
+from claw.envs.rendering import Renderers, has_display
 from claw.envs.robot import (
     MAX_HALF_OPENING,
     PAD_CLEARANCE,
@@ -66,7 +67,7 @@ class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
         *,
         control_freq: int = 20,
         max_objects: int = 10,
-        camera: str = "operator",
+        camera: str = "front",
         render_size: tuple[int, int] = (480, 640),
         image_size: tuple[int, int] = (128, 128),
         max_translation: float = 0.02,
@@ -81,6 +82,11 @@ class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
             raise ValueError(
                 f"render_mode must be None, 'rgb_array' or 'human', got {render_mode!r}"
             )
+        if render_mode == "human" and not has_display():
+            raise ValueError(
+                "render_mode='human' needs a display (DISPLAY is not set); "
+                "use render_mode='rgb_array' to get images headless"
+            )
         self.control, self.obs_mode, self.render_mode = control, obs_mode, render_mode
         self.control_freq, self.max_objects, self.camera = control_freq, max_objects, camera
         self.render_size, self.image_size = render_size, image_size
@@ -90,9 +96,9 @@ class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
         self.scene = SceneSpec.load(scene)
         self._goal: list[Predicate] = parse_goal(goal or [])
         self._randomization: DomainRandomization | None = None
-        self._renderers: dict[tuple[int, int], mujoco.Renderer] = {}
         self._noise = 0.0
-        self._viewer: Any = None
+        self._objects: tuple[ObjectModel, ...] = ()
+        self._renderers: Renderers | None = None
         self._load(self.scene.sample(0))
         cameras = [self.model.camera(i).name for i in range(self.model.ncam)]
         if camera not in cameras:
@@ -110,11 +116,13 @@ class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
                 f"{self.max_objects} (make it with max_objects={len(placed)})"
             )
         objects = tuple(ObjectModel(p.name, p.type, p.color, p.size) for p in placed)
-        if getattr(self, "_objects", None) == objects:
+        if self._objects == objects:
             return
-        self._close_renderers()
+        if self._renderers is not None:
+            self._renderers.close()
         self._objects = objects
         self.model = build_model(objects)
+        self._renderers = Renderers(self.model)
         self.data = mujoco.MjData(self.model)
         self._const_data = mujoco.MjData(self.model)  # scratch for mj_setConst (it writes qpos)
         self.robot = RobotIndex.from_model(self.model)
@@ -302,6 +310,7 @@ class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
             "object_names": list(self.object_names),
             "settled": bool(np.max(velocity * velocity @ self._sum3) < SETTLED_SPEED**2),
             "sim_time": float(self.data.time),
+            **self._target_info(),
             **extra,
         }
         if self._goal:
@@ -309,6 +318,12 @@ class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
             info["goal"] = result
             info["success"] = result.success
         return info
+
+    def _target_info(self) -> dict[str, Any]:
+        """Where the ee controller is steering: the IK target the next deltas move from."""
+        if self.control != "ee":
+            return {}
+        return {"tcp_target": self._tcp_target.copy(), "yaw_target": self._yaw_target}
 
     # -- ground truth ---------------------------------------------------------------------------
 
@@ -359,28 +374,11 @@ class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
         return None
 
     def _render(self, size: tuple[int, int]) -> np.ndarray:
-        renderer = self._renderers.get(size)
-        if renderer is None:
-            renderer = self._renderers[size] = mujoco.Renderer(self.model, *size)
-        renderer.update_scene(self.data, camera=self.camera)
-        return renderer.render()
+        return self._renderers.image(self.data, size, self.camera)
 
     def _sync_viewer(self) -> None:
-        if self.render_mode != "human":
-            return
-        if self._viewer is None:
-            import mujoco.viewer
-
-            self._viewer = mujoco.viewer.launch_passive(self.model, self.data)
-        self._viewer.sync()
-
-    def _close_renderers(self) -> None:
-        for renderer in self._renderers.values():
-            renderer.close()
-        self._renderers.clear()
-        if self._viewer is not None:
-            self._viewer.close()
-            self._viewer = None
+        if self.render_mode == "human":
+            self._renderers.sync_viewer(self.data)
 
     def close(self) -> None:
-        self._close_renderers()
+        self._renderers.close()

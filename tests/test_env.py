@@ -608,3 +608,22 @@ def test_bench_env_smoke() -> None:
     assert result.ratio == pytest.approx(
         result.env_physics_steps_per_second / result.raw_steps_per_second
     )
+
+
+def test_human_render_mode_needs_a_display(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    with pytest.raises(ValueError, match="needs a display"):
+        TabletopEnv(render_mode="human")
+
+
+def test_info_reports_the_ee_target(make_env: MakeEnv) -> None:
+    env = make_env()
+    _, info = env.reset(seed=0)
+    start = info["tcp_target"].copy()
+    _, _, _, _, info = env.step(np.array([1.0, 0.0, -0.5, 1.0, 0.0]))
+    assert info["tcp_target"] == pytest.approx(start + np.array([0.02, 0.0, -0.01]))
+    assert info["yaw_target"] == pytest.approx(0.15)
+    joint_env = make_env(control="joint")
+    _, info = joint_env.reset(seed=0)
+    assert "tcp_target" not in info
