@@ -22,6 +22,9 @@ from claw.envs.objects import (
 ROBOT_XML = "tabletop.xml"
 OBJECT_FRICTION = (0.8, 0.01, 0.001)
 OBJECT_CONDIM = 4
+# Stiffer than MuJoCo's default contacts, as the claw's: less give when the arm presses.
+OBJECT_SOLREF = (0.01, 1.0)
+OBJECT_SOLIMP = (0.95, 0.99, 0.001, 0.5, 2.0)
 # Objects collide with the table and the claw (bit 1) and with the arm's links (bit 2).
 OBJECT_CONTYPE, OBJECT_CONAFFINITY = 1, 3
 
@@ -54,6 +57,8 @@ def _add_block(spec: mujoco.MjSpec, obj: ObjectModel) -> None:
         condim=OBJECT_CONDIM,
         contype=OBJECT_CONTYPE,
         conaffinity=OBJECT_CONAFFINITY,
+        solref=list(OBJECT_SOLREF),
+        solimp=list(OBJECT_SOLIMP),
     )
 
 
@@ -83,6 +88,8 @@ def _add_box(spec: mujoco.MjSpec, obj: ObjectModel) -> None:
             condim=OBJECT_CONDIM,
             contype=OBJECT_CONTYPE,
             conaffinity=OBJECT_CONAFFINITY,
+            solref=list(OBJECT_SOLREF),
+            solimp=list(OBJECT_SOLIMP),
         )
 
 
