@@ -20,13 +20,7 @@ from claw.envs.objects import (
 )
 
 ROBOT_XML = "tabletop.xml"
-OBJECT_FRICTION = (0.8, 0.01, 0.001)
-OBJECT_CONDIM = 4
-# Stiffer than MuJoCo's default contacts, as the claw's: less give when the arm presses.
-OBJECT_SOLREF = (0.01, 1.0)
-OBJECT_SOLIMP = (0.95, 0.99, 0.001, 0.5, 2.0)
-# Objects collide with the table and the claw (bit 1) and with the arm's links (bit 2).
-OBJECT_CONTYPE, OBJECT_CONAFFINITY = 1, 3
+OBJECT_CLASS = "object"  # the MJCF default class holding the objects' contact parameters
 
 
 class ObjectModel(NamedTuple):
@@ -47,19 +41,8 @@ def _add_block(spec: mujoco.MjSpec, obj: ObjectModel) -> None:
     body = spec.worldbody.add_body(name=obj.name)
     body.add_freejoint(name=obj.name)
     half = obj.size / 2
-    body.add_geom(
-        name=obj.name,
-        type=mujoco.mjtGeom.mjGEOM_BOX,
-        size=[half, half, half],
-        rgba=list(COLOR_RGBA[obj.color]),
-        mass=BLOCK_DENSITY * obj.size**3,
-        friction=list(OBJECT_FRICTION),
-        condim=OBJECT_CONDIM,
-        contype=OBJECT_CONTYPE,
-        conaffinity=OBJECT_CONAFFINITY,
-        solref=list(OBJECT_SOLREF),
-        solimp=list(OBJECT_SOLIMP),
-    )
+    geom = _add_part(spec, body, obj.name, obj.color, (0.0, 0.0, 0.0), (half, half, half))
+    geom.mass = BLOCK_DENSITY * obj.size**3
 
 
 def _add_box(spec: mujoco.MjSpec, obj: ObjectModel) -> None:
@@ -77,20 +60,27 @@ def _add_box(spec: mujoco.MjSpec, obj: ObjectModel) -> None:
         parts.append(((0.0, sign * (inner + wall), wall_z), (inner, wall, wall_half)))
     volumes = [8 * sx * sy * sz for _, (sx, sy, sz) in parts]
     for i, ((pos, size), volume) in enumerate(zip(parts, volumes, strict=True)):
-        body.add_geom(
-            name=f"{obj.name}/{i}",
-            type=mujoco.mjtGeom.mjGEOM_BOX,
-            pos=list(pos),
-            size=list(size),
-            rgba=list(COLOR_RGBA[obj.color]),
-            mass=BOX_MASS * volume / sum(volumes),
-            friction=list(OBJECT_FRICTION),
-            condim=OBJECT_CONDIM,
-            contype=OBJECT_CONTYPE,
-            conaffinity=OBJECT_CONAFFINITY,
-            solref=list(OBJECT_SOLREF),
-            solimp=list(OBJECT_SOLIMP),
-        )
+        geom = _add_part(spec, body, f"{obj.name}/{i}", obj.color, pos, size)
+        geom.mass = BOX_MASS * volume / sum(volumes)
+
+
+def _add_part(
+    spec: mujoco.MjSpec,
+    body: mujoco.MjsBody,
+    name: str,
+    color: str,
+    pos: tuple[float, float, float],
+    half_size: tuple[float, float, float],
+) -> mujoco.MjsGeom:
+    """A box geom of the ``object`` class (contact parameters from the MJCF)."""
+    return body.add_geom(
+        spec.find_default(OBJECT_CLASS),
+        name=name,
+        type=mujoco.mjtGeom.mjGEOM_BOX,
+        pos=list(pos),
+        size=list(half_size),
+        rgba=list(COLOR_RGBA[color]),
+    )
 
 
 @lru_cache(maxsize=16)

@@ -26,12 +26,14 @@ from claw.envs import (
     UnknownObjectError,
 )
 from claw.envs.bench import bench_env
-from claw.envs.model import OBJECT_FRICTION, ObjectModel, build_model
+from claw.envs.model import ObjectModel, build_model
 from claw.envs.objects import BLOCK_DENSITY, BLOCK_SIZE, BOX_MASS
 from claw.envs.robot import MAX_HALF_OPENING, PAD_CLEARANCE
 
 MakeEnv = Callable[..., TabletopEnv]
 
+# The objects' friction as the MJCF's "object" class sets it (sliding, torsional, rolling).
+OBJECT_FRICTION = (0.8, 0.01, 0.001)
 DEFAULT_NAMES = ["red_block", "green_block", "blue_block", "yellow_block", "blue_box", "red_box"]
 # check_env advises against unbounded Box spaces. Positions and velocities have no natural bound
 # (Gymnasium's own MuJoCo envs declare -inf..inf too), so this one piece of advice is let through.
