@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 import gymnasium as gym
@@ -97,6 +97,8 @@ class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
         self._goal: list[Predicate] = parse_goal(goal or [])
         self._randomization: DomainRandomization | None = None
         self._noise = 0.0
+        self.step_callbacks: list[Callable[[TabletopEnv], None]] = []
+        """Called after every advance of the physics, by ``step`` or ``actuate``."""
         self._objects: tuple[ObjectModel, ...] = ()
         self._renderers: Renderers | None = None
         self._load(self.scene.sample(0))
@@ -251,7 +253,8 @@ class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
 
         self._q_target = data.qpos[self.robot.arm_qpos].copy()
         self._tcp_target = data.site_xpos[self.robot.tcp_site].copy()
-        self._yaw_target = tool_yaw(data.site_xmat[self.robot.tcp_site].reshape(3, 3))
+        self._yaw_target = tool_yaw(data.site_xmat[self.robot.tcp_site])
+        self._ee_target_stale = False
         self._sync_viewer()
         return self._get_obs(), self._info(info)
 
@@ -279,10 +282,9 @@ class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
             self._apply_ee(action)
         else:
             low, high = self.robot.joint_low, self.robot.joint_high
-            self.data.ctrl[self.robot.arm_actuators] = low + 0.5 * (action[:6] + 1.0) * (high - low)
+            self._set_arm_targets(low + 0.5 * (action[:6] + 1.0) * (high - low))
         self.data.ctrl[self.robot.gripper_actuator] = 0.5 * (1.0 - action[-1]) * MAX_HALF_OPENING
-        mujoco.mj_step(self.model, self.data, nstep=self.n_substeps)
-        self._sync_viewer()
+        self._advance(self.n_substeps)
 
         info = self._info({})
         reward, terminated = 0.0, False
@@ -292,8 +294,45 @@ class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
             terminated = result.success
         return self._get_obs(), reward, terminated, False, info
 
+    def actuate(
+        self,
+        arm_targets: np.ndarray | None = None,
+        gripper: float | None = None,
+        substeps: int | None = None,
+    ) -> None:
+        """Advance the physics under these actuator targets, for controllers with their own loop.
+
+        Args:
+            arm_targets: Joint position targets of the six arm joints (rad), clipped to their
+                ranges; ``None`` keeps the current ones.
+            gripper: The claw's half opening target (m, 0 closed .. 0.045 open); ``None`` keeps it.
+            substeps: Physics steps to take (default: one control period, ``n_substeps``).
+        """
+        if arm_targets is not None:
+            self._set_arm_targets(arm_targets)
+        if gripper is not None:
+            self.data.ctrl[self.robot.gripper_actuator] = min(max(gripper, 0.0), MAX_HALF_OPENING)
+        self._advance(self.n_substeps if substeps is None else substeps)
+
+    def _set_arm_targets(self, targets: np.ndarray) -> None:
+        robot = self.robot
+        q = np.minimum(np.maximum(targets, robot.joint_low), robot.joint_high)
+        self.data.ctrl[robot.arm_actuators] = q
+        self._q_target = q
+        self._ee_target_stale = True
+
+    def _advance(self, substeps: int) -> None:
+        mujoco.mj_step(self.model, self.data, nstep=substeps)
+        self._sync_viewer()
+        for callback in self.step_callbacks:
+            callback(self)
+
     def _apply_ee(self, action: np.ndarray) -> None:
         data, robot = self.data, self.robot
+        if self._ee_target_stale:  # joint targets were set directly: steer on from them
+            self._tcp_target, rotation = self.ik.tool_pose(self._q_target)
+            self._yaw_target = tool_yaw(rotation)
+            self._ee_target_stale = False
         tcp = data.site_xpos[robot.tcp_site]
         target = self._tcp_target + action[:3] * self.max_translation
         target = np.minimum(np.maximum(target, tcp - MAX_TARGET_LEAD), tcp + MAX_TARGET_LEAD)
@@ -323,6 +362,9 @@ class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
         """Where the ee controller is steering: the IK target the next deltas move from."""
         if self.control != "ee":
             return {}
+        if self._ee_target_stale:
+            position, rotation = self.ik.tool_pose(self._q_target)
+            return {"tcp_target": position, "yaw_target": tool_yaw(rotation)}
         return {"tcp_target": self._tcp_target.copy(), "yaw_target": self._yaw_target}
 
     # -- ground truth ---------------------------------------------------------------------------

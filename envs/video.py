@@ -58,32 +58,43 @@ def write_video(frames: Sequence[np.ndarray], path: str | os.PathLike[str], fps:
 
 
 class RecordEpisode(gym.Wrapper[Any, Any, Any, Any]):
-    """Keep a frame of ``env.render()`` after every reset and step; ``save`` writes the video.
+    """Keep frames of ``env.render()`` at a fixed rate of simulated time; ``save`` writes them.
 
-    The wrapped env must have ``render_mode="rgb_array"``. Frames of an episode accumulate from
-    one reset to the next; ``every`` keeps one frame in that many steps.
+    Frames are taken whenever the physics advances past the next frame time, whether through
+    ``step`` or through controllers driving the env directly (skills), so a video shows all that
+    happened. The wrapped env must have ``render_mode="rgb_array"``. Frames accumulate from one
+    reset to the next.
     """
 
-    def __init__(self, env: gym.Env[Any, Any], path: str | os.PathLike[str], every: int = 1):
+    def __init__(
+        self, env: gym.Env[Any, Any], path: str | os.PathLike[str], fps: float | None = None
+    ):
         super().__init__(env)
         if env.render_mode != "rgb_array":
             raise ValueError("RecordEpisode needs an env made with render_mode='rgb_array'")
         self.path = check_video_path(path)
-        self.every = max(1, every)
+        self.fps = float(fps or env.metadata.get("render_fps", 20))
+        if self.fps <= 0:
+            raise ValueError(f"fps must be positive, got {self.fps}")
         self.frames: list[np.ndarray] = []
-        self._steps = 0
+        self._next_time = np.inf
+        env.unwrapped.step_callbacks.append(self._on_advance)  # type: ignore[attr-defined]
 
     def reset(self, **kwargs: Any) -> tuple[Any, dict[str, Any]]:
         obs, info = self.env.reset(**kwargs)
-        self.frames, self._steps = [self._frame()], 0
+        self.frames = [self._frame()]
+        self._next_time = self._sim_time() + 1.0 / self.fps
         return obs, info
 
-    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        result = self.env.step(action)
-        self._steps += 1
-        if self._steps % self.every == 0:
+    def _sim_time(self) -> float:
+        return float(self.env.unwrapped.data.time)  # type: ignore[attr-defined]
+
+    def _on_advance(self, _env: Any) -> None:
+        now = self._sim_time()
+        if now + 1e-9 >= self._next_time:
             self.frames.append(self._frame())
-        return result
+            while self._next_time <= now + 1e-9:
+                self._next_time += 1.0 / self.fps
 
     def _frame(self) -> np.ndarray:
         frame = self.env.render()
@@ -92,5 +103,10 @@ class RecordEpisode(gym.Wrapper[Any, Any, Any, Any]):
 
     def save(self, path: str | os.PathLike[str] | None = None) -> Path:
         """Write the frames recorded since the last reset; returns the file written."""
-        fps = self.env.metadata.get("render_fps", 20) / self.every
-        return write_video(self.frames, path or self.path, fps)
+        return write_video(self.frames, path or self.path, self.fps)
+
+    def close(self) -> None:
+        callbacks = self.env.unwrapped.step_callbacks  # type: ignore[attr-defined]
+        if self._on_advance in callbacks:
+            callbacks.remove(self._on_advance)
+        super().close()

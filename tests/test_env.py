@@ -629,3 +629,21 @@ def test_info_reports_the_ee_target(make_env: MakeEnv) -> None:
     joint_env = make_env(control="joint")
     _, info = joint_env.reset(seed=0)
     assert "tcp_target" not in info
+
+
+def test_actuate_drives_the_arm_and_ee_control_steers_on_from_there(make_env: MakeEnv) -> None:
+    env = make_env()
+    env.reset(seed=0)
+    target = env.data.qpos[env.robot.arm_qpos].copy()
+    target[0] += 0.3  # turn the shoulder
+    for _ in range(150):
+        env.actuate(target, gripper=0.0, substeps=5)
+    reached = env.data.qpos[env.robot.arm_qpos].copy()
+    np.testing.assert_allclose(reached, target, atol=2e-3)
+    assert env.data.qpos[env.robot.finger_qpos].sum() < 0.002  # closed
+    tcp = env.data.site_xpos[env.robot.tcp_site].copy()
+    _, _, _, _, info = env.step(np.zeros(5, np.float32))
+    assert info["tcp_target"] == pytest.approx(tcp, abs=2e-3)  # no jump back to the old target
+    for _ in range(10):
+        env.step(np.zeros(5, np.float32))
+    assert env.data.site_xpos[env.robot.tcp_site] == pytest.approx(tcp, abs=3e-3)

@@ -22,9 +22,11 @@ STEPS = 8
 MOVE = np.array([1.0, 0.0, -0.5, 0.5, 1.0], np.float32)
 
 
-def _recorder(make_env: MakeEnv, path: Path, every: int = 1, steps: int = STEPS) -> RecordEpisode:
+def _recorder(
+    make_env: MakeEnv, path: Path, fps: float | None = None, steps: int = STEPS
+) -> RecordEpisode:
     env = make_env(render_mode="rgb_array", render_size=SIZE)
-    recorder = RecordEpisode(env, path, every=every)
+    recorder = RecordEpisode(env, path, fps=fps)
     recorder.reset(seed=0)
     for _ in range(steps):
         recorder.step(MOVE)
@@ -62,8 +64,8 @@ def test_recorded_mp4_and_gif_play(make_env: MakeEnv, tmp_path: Path) -> None:
     assert error.max() < 8.0, error
 
 
-def test_every_keeps_one_frame_in_n(make_env: MakeEnv, tmp_path: Path) -> None:
-    recorder = _recorder(make_env, tmp_path / "sparse.mp4", every=2)
+def test_fps_sets_the_frame_rate_in_sim_time(make_env: MakeEnv, tmp_path: Path) -> None:
+    recorder = _recorder(make_env, tmp_path / "sparse.mp4", fps=10)
     assert len(recorder.frames) == 1 + STEPS // 2
     with imageio_v2.get_reader(recorder.save()) as reader:
         assert reader.get_meta_data()["fps"] == pytest.approx(10.0)
@@ -132,3 +134,17 @@ def test_failed_write_leaves_nothing_behind(tmp_path: Path, suffix: str) -> None
     with pytest.raises(ValueError):
         write_video(mismatched, tmp_path / "sub" / path.name, fps=10)
     assert _folder(tmp_path / "sub") == []
+
+
+def test_frames_follow_sim_time_through_actuate(make_env: MakeEnv, tmp_path: Path) -> None:
+    """Controllers that drive the env directly (skills) are recorded too, at the same rate."""
+    recorder = _recorder(make_env, tmp_path / "skill.gif", steps=0)
+    env = recorder.unwrapped
+    target = env.data.ctrl[env.robot.arm_actuators].copy()
+    for _ in range(50):  # 0.5 s of physics in 10 ms control periods
+        target[0] += 0.004
+        env.actuate(target, substeps=5)
+    assert len(recorder.frames) == 1 + 10  # 20 frames a second of simulated time
+    recorder.close()
+    env.actuate(target, substeps=100)
+    assert len(recorder.frames) == 11  # closed: no longer recording
