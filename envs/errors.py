@@ -28,3 +28,12 @@ class PredicateError(ClawError, ValueError):
     """A predicate string that cannot be parsed, or names an unknown predicate or region."""
 
     kind = "invalid_predicate"
+
+
+class UnknownSkillError(ClawError, KeyError):
+    """A skill name (or implementation) that is not registered."""
+
+    kind = "unknown_skill"
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""

@@ -1,1 +1,31 @@
-"""Low-level skills ("claws"): IK/PID controllers and trained policies behind one protocol."""
+"""Low-level skills ("claws"): IK/PID controllers and trained policies behind one protocol.
+
+Importing this package registers the built-in skills::
+
+    from claw.skills import get_skill
+
+    result = get_skill("pick")(env.unwrapped, object="red_block")
+"""
+
+from claw.skills import basic, pick  # noqa: F401  (register the built-in skills)
+from claw.skills.base import (
+    ObjectName,
+    Skill,
+    SkillParams,
+    SkillResult,
+    get_skill,
+    register_skill,
+    skill_implementations,
+    skill_names,
+)
+
+__all__ = [
+    "ObjectName",
+    "Skill",
+    "SkillParams",
+    "SkillResult",
+    "get_skill",
+    "register_skill",
+    "skill_implementations",
+    "skill_names",
+]

@@ -1,0 +1,133 @@
+"""The ``Skill`` protocol every claw follows, its parameters and results, and a registry by name."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Annotated, Any, ClassVar, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from claw.envs.errors import UnknownSkillError
+from claw.envs.tabletop import TabletopEnv
+
+SkillKind = Literal["controller", "policy"]
+
+
+class ObjectRef:
+    """Marks a parameter that names an object of the scene (checked before a skill runs)."""
+
+
+ObjectName = Annotated[str, ObjectRef()]
+
+
+class SkillParams(BaseModel):
+    """Base of every skill's parameters: what a planner may pass, validated by pydantic."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    def object_names(self) -> list[str]:
+        """The values of the fields that name scene objects."""
+        return [
+            getattr(self, name)
+            for name, field in type(self).model_fields.items()
+            if any(isinstance(m, ObjectRef) for m in field.metadata)
+        ]
+
+
+class NoParams(SkillParams):
+    """For skills that take no parameters."""
+
+
+class SkillResult(BaseModel):
+    """What running a skill did, measured from the physics."""
+
+    skill: str
+    success: bool
+    reason: str = ""
+    """Why it failed, in words a person (or a planner) can act on; empty on success."""
+    sim_seconds: float = 0.0
+    touched: list[str] = Field(default_factory=list)
+    """Objects the claw touched while the skill ran."""
+    details: dict[str, Any] = Field(default_factory=dict)
+    """Measured quantities (errors, distances, the spot chosen, ...)."""
+
+
+class Skill(ABC):
+    """A low-level claw: named, described for retrieval, parameterised, measured on physics.
+
+    Subclasses set ``name``, ``description``, ``Params`` (and ``kind``), implement ``execute``,
+    and may refine ``preconditions``. Expected failures are results, not exceptions.
+    """
+
+    name: ClassVar[str]
+    description: ClassVar[str]
+    Params: ClassVar[type[SkillParams]] = NoParams
+    kind: ClassVar[SkillKind] = "controller"
+    implementation: ClassVar[str] = "controller"
+    examples: ClassVar[tuple[str, ...]] = ()
+    """Phrases a person might use for this skill (for retrieval)."""
+
+    def preconditions(self, env: TabletopEnv, params: SkillParams) -> list[str]:
+        """Reasons the skill cannot run now in this scene; empty when it can."""
+        names = set(env.object_names)
+        return [
+            f"unknown object {name!r}; objects: {', '.join(env.object_names)}"
+            for name in params.object_names()
+            if name not in names
+        ]
+
+    @abstractmethod
+    def execute(self, env: TabletopEnv, params: SkillParams) -> SkillResult:
+        """Run the skill on the env's physics; success is measured, never assumed."""
+
+    def __call__(self, env: TabletopEnv, **kwargs: Any) -> SkillResult:
+        """Validate ``kwargs`` as ``Params`` and run: ``get_skill("pick")(env, object=...)``."""
+        params = self.Params(**kwargs)
+        problems = self.preconditions(env, params)
+        if problems:
+            return SkillResult(skill=self.name, success=False, reason=problems[0])
+        return self.execute(env, params)
+
+
+S = TypeVar("S", bound=type[Skill])
+_REGISTRY: dict[str, dict[str, type[Skill]]] = {}
+
+
+def register_skill(cls: S) -> S:
+    """Class decorator: register a skill under its ``name`` and ``implementation``."""
+    implementations = _REGISTRY.setdefault(cls.name, {})
+    if cls.implementation in implementations and implementations[cls.implementation] is not cls:
+        raise ValueError(f"skill {cls.name!r} already has an implementation {cls.implementation!r}")
+    implementations[cls.implementation] = cls
+    return cls
+
+
+def skill_names() -> list[str]:
+    """Names of the registered skills, sorted."""
+    return sorted(_REGISTRY)
+
+
+def skill_implementations(name: str) -> dict[str, type[Skill]]:
+    """The registered implementations of a skill, by implementation name.
+
+    Raises:
+        UnknownSkillError: no skill has this name; the message lists the registered ones.
+    """
+    if name not in _REGISTRY:
+        raise UnknownSkillError(f"unknown skill {name!r}; skills: {', '.join(skill_names())}")
+    return dict(_REGISTRY[name])
+
+
+def get_skill(name: str, implementation: str | None = None) -> Skill:
+    """A fresh instance of a registered skill (the controller, unless another is asked for)."""
+    implementations = skill_implementations(name)
+    if implementation is None:
+        implementation = (
+            "controller" if "controller" in implementations else next(iter(implementations))
+        )
+    if implementation not in implementations:
+        raise UnknownSkillError(
+            f"skill {name!r} has no implementation {implementation!r}; "
+            f"it has: {', '.join(implementations)}"
+        )
+    return implementations[implementation]()

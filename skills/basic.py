@@ -1,0 +1,121 @@
+"""Basic claws: move the tool point, open or close the fingers, go home."""
+
+from __future__ import annotations
+
+import numpy as np
+from pydantic import Field
+
+from claw.envs.robot import MAX_HALF_OPENING, PAD_CLEARANCE
+from claw.envs.tabletop import TabletopEnv
+from claw.skills.base import Skill, SkillParams, SkillResult, register_skill
+from claw.skills.motion import Claw
+
+MIN_TCP_HEIGHT = 0.02  # m: the fingertips end 1.5 cm below the tool point
+ARRIVAL_TOLERANCE = 0.005  # m
+OPEN_WIDTH = 2 * MAX_HALF_OPENING + PAD_CLEARANCE
+
+
+def result(
+    skill: Skill, claw: Claw, success: bool, reason: str = "", **details: object
+) -> SkillResult:
+    """A ``SkillResult`` with the simulated time and the touched objects read from ``claw``."""
+    return SkillResult(
+        skill=skill.name,
+        success=success,
+        reason="" if success else reason,
+        sim_seconds=round(claw.elapsed, 4),
+        touched=sorted(claw.touched),
+        details=details,
+    )
+
+
+def env_yaw(env: TabletopEnv) -> float:
+    """The claw's current yaw."""
+    return Claw(env).tcp()[1]
+
+
+class MoveToParams(SkillParams):
+    x: float = Field(description="Target x of the tool point (m, away from the robot).")
+    y: float = Field(description="Target y of the tool point (m, to the left).")
+    z: float = Field(description="Target height of the tool point above the table (m).")
+
+
+@register_skill
+class MoveTo(Skill):
+    name = "move_to"
+    description = "Move the gripper's tool point to a position (x, y, z), claw pointing down."
+    Params = MoveToParams
+    examples = ("move the gripper to x 0.5 y 0 z 0.2", "go to this position", "hover over there")
+
+    def preconditions(self, env: TabletopEnv, params: SkillParams) -> list[str]:
+        assert isinstance(params, MoveToParams)
+        problems = super().preconditions(env, params)
+        if params.z < MIN_TCP_HEIGHT:
+            problems.append(
+                f"target z {params.z:.3f} m is below the lowest tool height {MIN_TCP_HEIGHT} m"
+            )
+        elif not Claw(env).reachable(np.array([params.x, params.y, params.z]), env_yaw(env)):
+            problems.append(
+                f"target out of reach: ({params.x:.3f}, {params.y:.3f}, {params.z:.3f}) m"
+            )
+        return problems
+
+    def execute(self, env: TabletopEnv, params: SkillParams) -> SkillResult:
+        assert isinstance(params, MoveToParams)
+        claw = Claw(env)
+        goal = np.array([params.x, params.y, params.z])
+        arrival = claw.move(goal, tolerance=ARRIVAL_TOLERANCE)
+        return result(
+            self,
+            claw,
+            arrival.reached,
+            f"stopped {arrival.error * 100:.1f} cm short of the target (something in the way?)",
+            error=round(arrival.error, 5),
+        )
+
+
+@register_skill
+class OpenGripper(Skill):
+    name = "open_gripper"
+    description = "Open the claw's fingers fully, releasing whatever they hold."
+    examples = ("open the gripper", "release", "let go", "open the claw")
+
+    def execute(self, env: TabletopEnv, params: SkillParams) -> SkillResult:
+        claw = Claw(env)
+        width = claw.open()
+        opened = width >= OPEN_WIDTH - 0.005
+        return result(
+            self, claw, opened, f"the fingers stopped at {width * 100:.1f} cm", width=width
+        )
+
+
+@register_skill
+class CloseGripper(Skill):
+    name = "close_gripper"
+    description = "Close the claw's fingers until they stop, on an object or on each other."
+    examples = ("close the gripper", "grip", "squeeze", "close the claw")
+
+    def execute(self, env: TabletopEnv, params: SkillParams) -> SkillResult:
+        claw = Claw(env)
+        width = claw.close()
+        left, right = claw.finger_contacts()
+        return result(self, claw, True, width=width, holding=sorted(left & right))
+
+
+@register_skill
+class Home(Skill):
+    name = "home"
+    description = "Return the arm to its rest pose above the table, claw pointing down."
+    examples = ("go home", "return to the start position", "reset the arm", "move out of the way")
+
+    def execute(self, env: TabletopEnv, params: SkillParams) -> SkillResult:
+        claw = Claw(env)
+        arrived = claw.move_joints(env.robot.rest_qpos)
+        error = float(np.abs(env.data.qpos[env.robot.arm_qpos] - env.robot.rest_qpos).max())
+        return result(
+            self,
+            claw,
+            arrived,
+            f"the arm stopped {np.degrees(error):.1f} degrees from its rest pose",
+            joint_error=error,
+        )

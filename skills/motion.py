@@ -1,0 +1,216 @@
+"""Motion for controller skills: minimum-jerk paths of the tool point, IK, PD through actuators.
+
+A :class:`Claw` drives a :class:`~claw.envs.TabletopEnv` at 100 Hz: each control period it
+interpolates a minimum-jerk path of the tool point (position and yaw, claw pointing down), solves
+the damped least-squares IK for the six joints, and hands the joint targets to the position
+actuators (the joints' PD loops). It watches contacts to know what the claw touched and whether
+both fingers hold something.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from claw.envs.robot import MAX_HALF_OPENING, PAD_CLEARANCE, down_rotation, tool_yaw
+from claw.envs.tabletop import TabletopEnv
+
+CONTROL_SUBSTEPS = 5  # physics steps per control period: 100 Hz at the 2 ms timestep
+MAX_SPEED = 0.5  # m/s, peak tool-point speed along a path
+MAX_YAW_RATE = 2.5  # rad/s, peak yaw rate
+MIN_DURATION = 0.15  # s, shortest path
+REACH_TOLERANCE = 0.002  # m, IK error above which a target counts as out of reach
+SETTLE_TOLERANCE = 0.002  # m, tool-point error at which a motion has arrived
+
+
+def min_jerk(s: float) -> float:
+    """Minimum-jerk progress (0 to 1, zero velocity and acceleration at both ends) at ``s``."""
+    s = min(max(s, 0.0), 1.0)
+    return s * s * s * (10.0 - 15.0 * s + 6.0 * s * s)
+
+
+def wrap_angle(angle: float) -> float:
+    """``angle`` in (-pi, pi]."""
+    return math.atan2(math.sin(angle), math.cos(angle))
+
+
+@dataclass(frozen=True)
+class Arrival:
+    """How a motion ended: whether the tool point arrived, and how far from the target."""
+
+    reached: bool
+    error: float
+
+
+class Claw:
+    """The arm and claw of one env, driven through its actuators at 100 Hz."""
+
+    def __init__(self, env: TabletopEnv) -> None:
+        self.env = env
+        self.model, self.data, self.robot = env.model, env.data, env.robot
+        self.ik = env.ik
+        self.q = self.data.ctrl[self.robot.arm_actuators].copy()
+        self.grip_target = float(self.data.ctrl[self.robot.gripper_actuator])
+        self.start_time = float(self.data.time)
+        self.touched: set[str] = set()
+        finger_geoms = np.zeros(self.model.ngeom, dtype=bool)
+        hand = self.model.body("hand").id
+        for g in range(self.model.ngeom):
+            body = self.model.geom_bodyid[g]
+            finger_geoms[g] = body == hand or body in self.robot.finger_bodies
+        self._claw_geom = finger_geoms
+        self._side_of_geom = np.full(self.model.ngeom, -1)
+        for side, body in enumerate(self.robot.finger_bodies):
+            self._side_of_geom[self.model.geom_bodyid == body] = side
+        self._object_of_geom = env._geom_object
+        self._finger_dof = int(self.model.jnt_dofadr[self.model.joint("left_finger").id])
+
+    # -- state ----------------------------------------------------------------------------------
+
+    @property
+    def elapsed(self) -> float:
+        """Simulated seconds since this claw took control."""
+        return float(self.data.time) - self.start_time
+
+    def tcp(self) -> tuple[np.ndarray, float]:
+        """The measured tool-point position and yaw."""
+        site = self.robot.tcp_site
+        return self.data.site_xpos[site].copy(), tool_yaw(self.data.site_xmat[site])
+
+    def target_pose(self) -> tuple[np.ndarray, float]:
+        """The tool pose the current joint targets command (where the arm is headed)."""
+        position, rotation = self.ik.tool_pose(self.q)
+        return position, tool_yaw(rotation)
+
+    def gripper_width(self) -> float:
+        """Distance between the pads' inner faces (m)."""
+        return self.robot.gripper_width(self.data)
+
+    def finger_contacts(self) -> tuple[set[str], set[str]]:
+        """Objects touching the left and the right finger now."""
+        left: set[str] = set()
+        right: set[str] = set()
+        names = self.env.object_names
+        for g1, g2 in self.data.contact.geom[: self.data.ncon]:
+            for finger, other in ((g1, g2), (g2, g1)):
+                side, obj = self._side_of_geom[finger], self._object_of_geom[other]
+                if side >= 0 and obj >= 0:
+                    (left if side == 0 else right).add(names[obj])
+        return left, right
+
+    # -- control --------------------------------------------------------------------------------
+
+    def _advance(self, substeps: int = CONTROL_SUBSTEPS) -> None:
+        self.env.actuate(self.q, self.grip_target, substeps)
+        ncon = self.data.ncon
+        if ncon:
+            geoms = self.data.contact.geom[:ncon]
+            for g1, g2 in geoms[self._claw_geom[geoms[:, 0]] | self._claw_geom[geoms[:, 1]]]:
+                obj = max(self._object_of_geom[g1], self._object_of_geom[g2])
+                if obj >= 0:
+                    self.touched.add(self.env.object_names[obj])
+
+    def solve(self, position: np.ndarray, yaw: float) -> tuple[np.ndarray, float]:
+        """Joint positions for the tool pose (claw down) near the current targets, and the error."""
+        q, pos_err, _ = self.ik.solve(position, down_rotation(yaw), self.q, max_iterations=60)
+        return q, pos_err
+
+    def reachable(self, position: np.ndarray, yaw: float) -> bool:
+        """True when the claw can reach ``position`` pointing down at ``yaw``."""
+        return self.solve(np.asarray(position, dtype=float), yaw)[1] <= REACH_TOLERANCE
+
+    def move(
+        self,
+        position: np.ndarray,
+        yaw: float | None = None,
+        speed: float = MAX_SPEED,
+        settle_time: float = 1.0,
+        tolerance: float = SETTLE_TOLERANCE,
+    ) -> Arrival:
+        """Move the tool point along a minimum-jerk path, claw down; then wait to arrive."""
+        start, start_yaw = self.target_pose()
+        goal = np.asarray(position, dtype=float)
+        goal_yaw = start_yaw if yaw is None else yaw
+        turn = wrap_angle(goal_yaw - start_yaw)
+        distance = float(np.linalg.norm(goal - start))
+        duration = max(MIN_DURATION, 1.875 * distance / speed, 1.875 * abs(turn) / MAX_YAW_RATE)
+        period = CONTROL_SUBSTEPS * self.model.opt.timestep
+        steps = max(1, math.ceil(duration / period))
+        for k in range(1, steps + 1):
+            s = min_jerk(k / steps)
+            self.q, _ = self.ik.solve(
+                start + s * (goal - start), down_rotation(start_yaw + s * turn), self.q, 3
+            )[:2]
+            self._advance()
+        self.q, _ = self.solve(goal, start_yaw + turn)
+        return self.settle(goal, settle_time, tolerance)
+
+    def settle(self, goal: np.ndarray, max_time: float, tolerance: float) -> Arrival:
+        """Hold the current targets until the tool point is within ``tolerance`` and still."""
+        period = CONTROL_SUBSTEPS * self.model.opt.timestep
+        error = float(np.linalg.norm(self.data.site_xpos[self.robot.tcp_site] - goal))
+        for _ in range(math.ceil(max_time / period)):
+            speed = float(np.abs(self.data.qvel[self.robot.arm_dofs]).max())
+            if error <= tolerance and speed < 0.02:
+                return Arrival(True, error)
+            self._advance()
+            error = float(np.linalg.norm(self.data.site_xpos[self.robot.tcp_site] - goal))
+        return Arrival(error <= tolerance, error)
+
+    def move_joints(self, target: np.ndarray, speed: float = 1.5, settle_time: float = 1.0) -> bool:
+        """Move the joints along a minimum-jerk path to ``target`` (rad); True when arrived."""
+        start = self.q.copy()
+        target = np.clip(target, self.robot.joint_low, self.robot.joint_high)
+        duration = max(MIN_DURATION, 1.875 * float(np.abs(target - start).max()) / speed)
+        period = CONTROL_SUBSTEPS * self.model.opt.timestep
+        steps = max(1, math.ceil(duration / period))
+        for k in range(1, steps + 1):
+            self.q = start + min_jerk(k / steps) * (target - start)
+            self._advance()
+        for _ in range(math.ceil(settle_time / period)):
+            error = np.abs(self.data.qpos[self.robot.arm_qpos] - target).max()
+            if error < 0.005 and np.abs(self.data.qvel[self.robot.arm_dofs]).max() < 0.02:
+                return True
+            self._advance()
+        return bool(np.abs(self.data.qpos[self.robot.arm_qpos] - target).max() < 0.005)
+
+    def grip(self, width: float, max_time: float = 0.8) -> float:
+        """Drive the fingers toward a pad-to-pad ``width`` (m) until they stop; returns the width.
+
+        Closing on an object stops at the object: the squeeze is bounded by the actuator's force
+        limit, so the claw holds by friction.
+        """
+        self.grip_target = min(max((width - PAD_CLEARANCE) / 2, 0.0), MAX_HALF_OPENING)
+        period = CONTROL_SUBSTEPS * self.model.opt.timestep
+        for k in range(math.ceil(max_time / period)):
+            self._advance()
+            if k >= 10 and abs(float(self.data.qvel[self._finger_dof])) < 0.005:
+                break
+        return self.gripper_width()
+
+    def open(self, width: float | None = None) -> float:
+        """Open the claw (fully, or to ``width`` m between the pads)."""
+        return self.grip(2 * MAX_HALF_OPENING + PAD_CLEARANCE if width is None else width)
+
+    def close(self) -> float:
+        """Close the claw until it stops, on an object or on itself."""
+        return self.grip(0.0)
+
+    def wait(self, seconds: float) -> None:
+        """Hold still for ``seconds`` of simulated time."""
+        period = CONTROL_SUBSTEPS * self.model.opt.timestep
+        for _ in range(math.ceil(seconds / period)):
+            self._advance()
+
+    def wait_settled(self, max_time: float = 1.5, speed: float = 0.01) -> bool:
+        """Hold still until every object moves slower than ``speed`` (m/s); True if it did."""
+        period = CONTROL_SUBSTEPS * self.model.opt.timestep
+        qvel = self.env._obj_lin_qvel
+        for _ in range(math.ceil(max_time / period)):
+            velocity = self.data.qvel[qvel]
+            if float(np.max(np.einsum("ij,ij->i", velocity, velocity))) < speed * speed:
+                return True
+            self._advance()
+        return False

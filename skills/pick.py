@@ -1,0 +1,159 @@
+"""``pick``: approach from above, grasp by friction between the fingers, lift."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from claw.envs import geometry
+from claw.envs.predicates import evaluate
+from claw.envs.regions import in_reach
+from claw.envs.robot import MAX_HALF_OPENING, PAD_CLEARANCE
+from claw.envs.state import ObjectState, WorldState
+from claw.envs.tabletop import TabletopEnv
+from claw.skills.base import ObjectName, Skill, SkillParams, SkillResult, register_skill
+from claw.skills.basic import MIN_TCP_HEIGHT, result
+from claw.skills.motion import Claw, wrap_angle
+
+MAX_GRASP_WIDTH = 2 * MAX_HALF_OPENING + PAD_CLEARANCE - 0.015  # leave room to open around it
+FINGER_FOOTPRINT = (0.011, 0.008)  # half extents (m) of a finger seen from above, face-on
+APPROACH_CLEARANCE = 0.06  # m above everything when moving across the table
+GRASP_MARGIN = 0.025  # m opened beyond the object before closing on it
+
+
+def held_object(world: WorldState) -> str | None:
+    """The object the claw holds now (measured: ``holding`` holds), if any."""
+    for name in world.objects:
+        if evaluate(f"holding({name})", world).holds:
+            return name
+    return None
+
+
+def supported_by(world: WorldState, name: str) -> list[str]:
+    """Objects resting on or in ``name``."""
+    return [
+        other
+        for other in world.objects
+        if other != name and evaluate(f"on({other}, {name})", world).holds
+    ]
+
+
+def safe_height(world: WorldState, exclude: str | None = None) -> float:
+    """Tool height (m) at which the open claw passes over every object but ``exclude``."""
+    tops = [o.top for o in world.objects.values() if o.name != exclude]
+    return max([0.0, *tops]) + 0.015 + APPROACH_CLEARANCE
+
+
+def finger_footprints(x: float, y: float, yaw: float, width: float) -> list[np.ndarray]:
+    """Footprints of the two fingers of a claw at (x, y, yaw) opened to ``width`` (m)."""
+    hx, hy = FINGER_FOOTPRINT
+    offset = width / 2 + hy
+    # The fingers close along the tool's y axis: (-sin yaw, cos yaw) in the table plane.
+    ax, ay = -math.sin(yaw), math.cos(yaw)
+    return [
+        geometry.rect_corners(x + side * offset * ax, y + side * offset * ay, yaw, hx, hy)
+        for side in (1.0, -1.0)
+    ]
+
+
+def grasp_yaw(world: WorldState, obj: ObjectState, width: float, current: float) -> float | None:
+    """The claw yaw (fingers on two faces of ``obj``) whose open fingers clear the neighbours.
+
+    Of the clear ones, the yaw nearest ``current``; ``None`` when neither pair of faces is clear.
+    """
+    best: tuple[float, float] | None = None
+    for k in range(4):
+        yaw = wrap_angle(obj.yaw + k * math.pi / 2)
+        if abs(yaw) > math.pi / 2 + 1e-9:  # the claw is symmetric under a half turn
+            continue
+        fingers = finger_footprints(obj.position[0], obj.position[1], yaw, width)
+        gaps = [
+            geometry.polygon_gap(finger, other.footprint())
+            for other in world.objects.values()
+            if other.name != obj.name and other.top > obj.bottom + 0.005
+            for finger in fingers
+        ]
+        if min(gaps, default=1.0) < 0.004:
+            continue
+        cost = abs(wrap_angle(yaw - current))
+        if best is None or cost < best[0]:
+            best = (cost, yaw)
+    return None if best is None else best[1]
+
+
+def object_width(obj: ObjectState) -> float:
+    """The object's width between two opposite faces (m)."""
+    return 2.0 * float(min(obj.half_extents[0], obj.half_extents[1]))
+
+
+class PickParams(SkillParams):
+    object: ObjectName
+
+
+@register_skill
+class Pick(Skill):
+    name = "pick"
+    description = (
+        "Pick up an object: approach it from above, grasp it by friction between the claw's "
+        "two fingers, and lift it off the table."
+    )
+    Params = PickParams
+    examples = ("pick up the red block", "grab the cube", "lift the green block", "take it")
+
+    def preconditions(self, env: TabletopEnv, params: SkillParams) -> list[str]:
+        assert isinstance(params, PickParams)
+        problems = super().preconditions(env, params)
+        if problems:
+            return problems
+        world = env.world_state()
+        obj = world.get(params.object)
+        held = held_object(world)
+        if held == obj.name:
+            return [f"{obj.name} is already held"]
+        if held is not None:
+            return [f"the claw already holds {held}; place it first"]
+        if obj.type == "box" or object_width(obj) > MAX_GRASP_WIDTH:
+            return [
+                f"{obj.name} is too wide for the claw ({object_width(obj) * 100:.1f} cm; "
+                f"it grasps up to {MAX_GRASP_WIDTH * 100:.1f} cm)"
+            ]
+        above = supported_by(world, obj.name)
+        if above:
+            return [f"{', '.join(above)} is on {obj.name}; move it first"]
+        if not in_reach(obj.position[0], obj.position[1]):
+            return [f"{obj.name} is out of reach at ({obj.position[0]:.2f}, {obj.position[1]:.2f})"]
+        return []
+
+    def execute(self, env: TabletopEnv, params: SkillParams) -> SkillResult:
+        assert isinstance(params, PickParams)
+        claw = Claw(env)
+        world = env.world_state()
+        obj = world.get(params.object)
+        width = object_width(obj)
+        open_width = min(width + GRASP_MARGIN, MAX_GRASP_WIDTH + 0.015)
+        yaw = grasp_yaw(world, obj, open_width, claw.tcp()[1])
+        if yaw is None:
+            return result(self, claw, False, f"no room for the fingers around {obj.name}")
+        x, y = float(obj.position[0]), float(obj.position[1])
+        travel = safe_height(world)
+        grasp_z = max(obj.bottom + min(obj.top - obj.bottom, width) / 2, MIN_TCP_HEIGHT)
+
+        start = claw.tcp()[0]
+        if start[2] < travel:
+            claw.move(np.array([start[0], start[1], travel]))
+        claw.open(open_width)
+        if not claw.move(np.array([x, y, travel]), yaw).reached:
+            return result(self, claw, False, f"could not reach above {obj.name}")
+        claw.move(np.array([x, y, grasp_z]), yaw, speed=0.3)
+        grip = claw.close()
+        left, right = claw.finger_contacts()
+        if obj.name not in left or obj.name not in right:
+            claw.open(open_width)
+            claw.move(np.array([x, y, travel]), yaw)
+            return result(self, claw, False, f"grasp missed {obj.name}", grip_width=grip)
+        claw.move(np.array([x, y, travel]), yaw, speed=0.3)
+        claw.wait(0.1)
+        check = evaluate(f"holding({obj.name})", env.world_state())
+        reason = f"{obj.name} slipped during lift ({check.reason})"
+        return result(self, claw, check.holds, reason, grip_width=round(grip, 5))
