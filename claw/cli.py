@@ -78,6 +78,54 @@ def bench_env_command(
         _table("claw bench env", describe(result))
 
 
+@bench_app.command("skills")
+def bench_skills_command(
+    episodes: Annotated[int, typer.Option(min=1, help="Seeded episodes (scenes alternate).")] = 20,
+    seed: Annotated[int, typer.Option(help="Seed of the first episode.")] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Pick-and-place for every relation and pushes on seeded default and dense scenes."""
+    from rich.console import Console
+    from rich.progress import Progress
+    from rich.table import Table
+
+    from claw.skills.bench import bench_skills
+
+    console = Console(stderr=True)
+    with Progress(console=console, transient=True, disable=as_json) as bar:
+        task = bar.add_task("episodes", total=episodes)
+        result = bench_skills(
+            episodes, seed, progress=lambda done: bar.update(task, completed=done)
+        )
+    if as_json:
+        print(result.model_dump_json())
+        return
+    table = Table(title=f"claw bench skills: {episodes} episodes from seed {seed}")
+    for column in ("skill", "relation", "attempts", "success", "mean sim s", "real-time"):
+        table.add_column(column, justify="left" if column in ("skill", "relation") else "right")
+    for row in result.rows:
+        table.add_row(
+            row["skill"],
+            row["relation"],
+            str(row["attempts"]),
+            f"{100 * row['success_rate']:.1f} %",
+            f"{row['mean_sim_seconds']:.2f}",
+            f"{row['real_time_factor']:.1f}x",
+        )
+    out = Console()
+    out.print(table)
+    out.print(f"pick-and-place real-time factor: {result.pick_place_real_time_factor}x")
+    if result.infeasible_draws:
+        drawn = ", ".join(f"{k}: {v}" for k, v in result.infeasible_draws.items())
+        out.print(f"episodes with no feasible task drawn: {drawn}")
+    for failure in result.failures:
+        out.print(
+            f"[red]failed[/red] seed {failure.seed} ({failure.scene}) {failure.skill} "
+            f"{failure.args}: {failure.reason}"
+        )
+    out.print(f"{result.wall_seconds} s wall")
+
+
 @scene_app.command("list")
 def scene_list() -> None:
     """The built-in scenes."""

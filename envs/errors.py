@@ -37,3 +37,9 @@ class UnknownSkillError(ClawError, KeyError):
 
     def __str__(self) -> str:
         return str(self.args[0]) if self.args else ""
+
+
+class InvalidParamsError(ClawError, ValueError):
+    """Skill parameters that do not validate, or that name unknown objects or regions."""
+
+    kind = "invalid_params"

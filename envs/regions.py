@@ -14,6 +14,9 @@ from claw.envs.errors import PredicateError
 # Where objects are placed (their whole footprint, when sampled).
 WORKSPACE_X = (0.30, 0.65)
 WORKSPACE_Y = (-0.30, 0.30)
+# Where the claw may put objects down: the reachable part of the table (centres also in reach).
+PLACE_X = (0.24, 0.74)
+PLACE_Y = (-0.42, 0.42)
 # Where the claw reaches pointing down: horizontal distance from the base, and x beyond this.
 REACH_RADIUS = (0.22, 0.78)
 REACH_MIN_X = 0.15

@@ -7,7 +7,8 @@ from typing import Annotated, Any, ClassVar, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from claw.envs.errors import UnknownSkillError
+from claw.envs.errors import ClawError, UnknownSkillError
+from claw.envs.state import unknown_object_error
 from claw.envs.tabletop import TabletopEnv
 
 SkillKind = Literal["controller", "policy"]
@@ -67,14 +68,17 @@ class Skill(ABC):
     examples: ClassVar[tuple[str, ...]] = ()
     """Phrases a person might use for this skill (for retrieval)."""
 
+    def check_names(self, object_names: list[str], params: SkillParams) -> list[ClawError]:
+        """Problems with the names ``params`` uses (objects, regions), whatever the state."""
+        return [
+            unknown_object_error(name, object_names)
+            for name in params.object_names()
+            if name not in object_names
+        ]
+
     def preconditions(self, env: TabletopEnv, params: SkillParams) -> list[str]:
         """Reasons the skill cannot run now in this scene; empty when it can."""
-        names = set(env.object_names)
-        return [
-            f"unknown object {name!r}; objects: {', '.join(env.object_names)}"
-            for name in params.object_names()
-            if name not in names
-        ]
+        return [str(e) for e in self.check_names(env.object_names, params)]
 
     @abstractmethod
     def execute(self, env: TabletopEnv, params: SkillParams) -> SkillResult:

@@ -1,0 +1,197 @@
+"""``claw bench skills``: success rates and speed of the controller skills on seeded scenes."""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from claw.envs.regions import REGIONS
+from claw.envs.tabletop import TabletopEnv
+from claw.skills.base import Skill, SkillResult, get_skill
+from claw.skills.placement import RELATIONS, NoPlacement, find_placement
+from claw.skills.push import DIRECTIONS
+
+SCENES = ("default", "dense")
+PUSH_DISTANCE = (0.05, 0.15)  # m
+DRAWS = 20  # tries at drawing a feasible task before the episode skips it
+
+
+class BenchRow(BaseModel):
+    skill: str
+    relation: str = ""
+    attempts: int = 0
+    successes: int = 0
+    sim_seconds: float = 0.0
+    wall_seconds: float = 0.0
+
+    @property
+    def success_rate(self) -> float:
+        return self.successes / self.attempts if self.attempts else 0.0
+
+    @property
+    def mean_sim_seconds(self) -> float:
+        return self.sim_seconds / self.attempts if self.attempts else 0.0
+
+    @property
+    def real_time_factor(self) -> float:
+        return self.sim_seconds / self.wall_seconds if self.wall_seconds else 0.0
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "skill": self.skill,
+            "relation": self.relation,
+            "attempts": self.attempts,
+            "successes": self.successes,
+            "success_rate": round(self.success_rate, 4),
+            "mean_sim_seconds": round(self.mean_sim_seconds, 3),
+            "real_time_factor": round(self.real_time_factor, 1),
+        }
+
+
+class BenchFailure(BaseModel):
+    seed: int
+    scene: str
+    skill: str
+    args: dict[str, Any]
+    reason: str
+
+
+class SkillBench(BaseModel):
+    episodes: int
+    seed: int
+    rows: list[dict[str, Any]]
+    pick_place_real_time_factor: float
+    """Simulated over wall seconds of every pick and place, rendering off, one process."""
+    infeasible_draws: dict[str, int] = Field(default_factory=dict)
+    """Tasks drawn and redrawn because no skill could do them (no free spot, path blocked)."""
+    failures: list[BenchFailure]
+    wall_seconds: float
+
+
+def _timed(skill: Skill, row: BenchRow, env: TabletopEnv, **args: Any) -> SkillResult:
+    tic = time.perf_counter()
+    outcome = skill(env, **args)
+    row.wall_seconds += time.perf_counter() - tic
+    row.attempts += 1
+    row.successes += outcome.success
+    row.sim_seconds += outcome.sim_seconds
+    return outcome
+
+
+def _draw_place_task(
+    env: TabletopEnv, relation: str, rng: np.random.Generator
+) -> tuple[str, str] | None:
+    """A block and a target for which a free spot exists (checked as if the block were held)."""
+    world = env.world_state()
+    blocks = [n for n in env.object_names if n.split("_")[1] == "block"]
+    for _ in range(DRAWS):
+        obj = str(rng.choice(blocks))
+        if relation == "at":
+            target = str(rng.choice(list(REGIONS)))
+        elif relation == "in":
+            boxes = [n for n in env.object_names if n.split("_")[1] == "box"]
+            if not boxes:
+                return None
+            target = str(rng.choice(boxes))
+        else:
+            pool = [n for n in (blocks if relation == "on" else env.object_names) if n != obj]
+            target = str(rng.choice(pool))
+        try:
+            find_placement(world, obj, relation, target)
+        except NoPlacement:
+            continue
+        return obj, target
+    return None
+
+
+def _draw_push_task(env: TabletopEnv, rng: np.random.Generator) -> dict[str, Any] | None:
+    push = get_skill("push")
+    blocks = [n for n in env.object_names if n.split("_")[1] == "block"]
+    for _ in range(DRAWS):
+        args = {
+            "object": str(rng.choice(blocks)),
+            "direction": str(rng.choice(list(DIRECTIONS))),
+            "distance": round(float(rng.uniform(*PUSH_DISTANCE)), 3),
+        }
+        if not push.preconditions(env, push.Params(**args)):
+            return args
+    return None
+
+
+def bench_skills(
+    episodes: int = 20,
+    seed: int = 0,
+    progress: Callable[[int], None] | None = None,
+) -> SkillBench:
+    """Seeded pick-and-place trials for every relation, and pushes, on default and dense scenes."""
+    envs = {name: TabletopEnv(scene=name) for name in SCENES}
+    pick, place, push = get_skill("pick"), get_skill("place"), get_skill("push")
+    rows: dict[tuple[str, str], BenchRow] = {}
+    skipped: dict[str, int] = defaultdict(int)
+    failures: list[BenchFailure] = []
+
+    def row(skill: str, relation: str = "") -> BenchRow:
+        return rows.setdefault((skill, relation), BenchRow(skill=skill, relation=relation))
+
+    def record(episode_seed: int, scene: str, outcome: SkillResult, args: dict[str, Any]) -> None:
+        if not outcome.success:
+            failures.append(
+                BenchFailure(
+                    seed=episode_seed,
+                    scene=scene,
+                    skill=outcome.skill,
+                    args=args,
+                    reason=outcome.reason,
+                )
+            )
+
+    start = time.perf_counter()
+    for episode in range(episodes):
+        episode_seed = seed + episode
+        scene = SCENES[episode % len(SCENES)]
+        env = envs[scene]
+        rng = np.random.default_rng([seed, episode])
+        for relation in RELATIONS:
+            env.reset(seed=episode_seed)
+            task = _draw_place_task(env, relation, rng)
+            if task is None:
+                skipped[f"place {relation}"] += 1
+                continue
+            obj, target = task
+            picked = _timed(pick, row("pick"), env, object=obj)
+            record(episode_seed, scene, picked, {"object": obj})
+            if not picked.success:
+                continue
+            args = {"target": target, "relation": relation}
+            placed = _timed(place, row("place", relation), env, **args)
+            record(episode_seed, scene, placed, {"object": obj, **args})
+        env.reset(seed=episode_seed)
+        push_args = _draw_push_task(env, rng)
+        if push_args is None:
+            skipped["push"] += 1
+        else:
+            pushed = _timed(push, row("push", push_args["direction"]), env, **push_args)
+            record(episode_seed, scene, pushed, push_args)
+        if progress is not None:
+            progress(episode + 1)
+
+    for env in envs.values():
+        env.close()
+    pick_row = rows.get(("pick", ""), BenchRow(skill="pick"))
+    place_rows = [r for (skill, _), r in rows.items() if skill == "place"]
+    sim = pick_row.sim_seconds + sum(r.sim_seconds for r in place_rows)
+    wall = pick_row.wall_seconds + sum(r.wall_seconds for r in place_rows)
+    return SkillBench(
+        episodes=episodes,
+        seed=seed,
+        rows=[r.summary() for r in sorted(rows.values(), key=lambda r: (r.skill, r.relation))],
+        pick_place_real_time_factor=round(sim / wall, 1) if wall else 0.0,
+        infeasible_draws=dict(skipped),
+        failures=failures,
+        wall_seconds=round(time.perf_counter() - start, 1),
+    )

@@ -1,0 +1,141 @@
+"""``place``: put the held object where a relation to a target holds, release it, retreat."""
+
+from __future__ import annotations
+
+import math
+from typing import Literal
+
+import numpy as np
+from pydantic import Field
+
+from claw.envs.errors import ClawError
+from claw.envs.predicates import evaluate
+from claw.envs.regions import resolve_region
+from claw.envs.state import unknown_object_error
+from claw.envs.tabletop import TabletopEnv
+from claw.skills.base import Skill, SkillParams, SkillResult, register_skill
+from claw.skills.basic import result
+from claw.skills.motion import Claw, wrap_angle
+from claw.skills.pick import (
+    GRASP_MARGIN,
+    MAX_GRASP_WIDTH,
+    held_object,
+    object_width,
+    safe_height,
+)
+from claw.skills.placement import NoPlacement, find_placement
+
+Relation = Literal["on", "in", "next_to", "left_of", "right_of", "behind", "in_front_of", "at"]
+DROP_HEIGHT = 0.004  # m between the object's bottom and its support when the claw lets go
+RETREAT = 0.08  # m the claw rises after letting go
+
+
+class PlaceParams(SkillParams):
+    target: str = Field(description="The object to place relative to, or a table region for 'at'.")
+    relation: Relation = Field(
+        description="on, in, next_to, left_of, right_of, behind, in_front_of, or at (a region)."
+    )
+
+
+@register_skill
+class Place(Skill):
+    name = "place"
+    description = (
+        "Put the object the claw holds on, in, next to, left of, right of, behind or in front of "
+        "a target object, or at a table region; the claw picks a free spot, lowers the object, "
+        "releases it and moves up."
+    )
+    Params = PlaceParams
+    examples = (
+        "put it on the blue block",
+        "drop it in the box",
+        "set it next to the green cube",
+        "place it in the far left corner",
+    )
+
+    def check_names(self, object_names: list[str], params: SkillParams) -> list[ClawError]:
+        assert isinstance(params, PlaceParams)
+        if params.relation == "at":
+            try:
+                resolve_region(params.target)
+            except ClawError as exc:
+                return [exc]
+        elif params.target not in object_names:
+            return [unknown_object_error(params.target, object_names)]
+        return []
+
+    def preconditions(self, env: TabletopEnv, params: SkillParams) -> list[str]:
+        assert isinstance(params, PlaceParams)
+        problems = self.check_names(env.object_names, params)
+        if problems:
+            return [str(e) for e in problems]
+        held = held_object(env.world_state())
+        if held is None:
+            return ["nothing is held to place; pick something up first"]
+        if held == params.target:
+            return [f"{held} cannot be placed relative to itself"]
+        return []
+
+    def execute(self, env: TabletopEnv, params: SkillParams) -> SkillResult:
+        assert isinstance(params, PlaceParams)
+        claw = Claw(env)
+        world = env.world_state()
+        held = held_object(world)
+        assert held is not None
+        obj = world.get(held)
+        tcp, claw_yaw = claw.tcp()
+        # How the claw holds the object: its offset from the tool point and its turn (mod 90°).
+        hold_offset = obj.xy - tcp[:2]
+        hold_drop = float(tcp[2] - obj.bottom)
+        turn = wrap_angle(4 * (obj.yaw - claw_yaw)) / 4
+        release = min(object_width(obj) + GRASP_MARGIN, MAX_GRASP_WIDTH + 0.015)
+        try:
+            spot = find_placement(
+                world, held, params.relation, params.target, release_width=release
+            )
+        except NoPlacement as exc:
+            return result(self, claw, False, str(exc))
+
+        yaw = wrap_angle(spot.yaw - turn)
+        if abs(yaw) > math.pi / 2:  # the claw is symmetric under a half turn
+            yaw = wrap_angle(yaw + math.pi)
+        rotation = yaw - claw_yaw
+        c, s = math.cos(rotation), math.sin(rotation)
+        offset = np.array(
+            [c * hold_offset[0] - s * hold_offset[1], s * hold_offset[0] + c * hold_offset[1]]
+        )
+        x, y = spot.x - offset[0], spot.y - offset[1]
+        travel = max(safe_height(world, exclude=held) + obj.top - obj.bottom, tcp[2])
+        release_z = spot.bottom + DROP_HEIGHT + hold_drop
+
+        claw.move(np.array([tcp[0], tcp[1], travel]))
+        if not claw.move(np.array([x, y, travel]), yaw).reached:
+            return result(self, claw, False, f"could not carry {held} above the spot")
+        claw.move(np.array([x, y, release_z]), yaw, speed=0.25)
+        claw.grip(release)
+        claw.move(np.array([x, y, release_z + RETREAT]), yaw, speed=0.3)
+        settled = claw.wait_settled()
+
+        after = env.world_state()
+        check = evaluate(_predicate(params, held), after)
+        still_held = evaluate(f"holding({held})", after).holds
+        success = check.holds and settled and not still_held
+        if still_held:
+            reason = f"{held} stuck to the claw"
+        elif not settled:
+            reason = f"the scene did not come to rest after placing {held}"
+        else:
+            reason = f"{check.predicate} does not hold after release: {check.reason}"
+        return result(
+            self,
+            claw,
+            success,
+            reason,
+            spot=[round(spot.x, 4), round(spot.y, 4)],
+            measured=check.measured,
+        )
+
+
+def _predicate(params: PlaceParams, held: str) -> str:
+    target = resolve_region(params.target) if params.relation == "at" else params.target
+    return f"{params.relation}({held}, {target})"

@@ -1,0 +1,417 @@
+"""Where ``place`` puts the held object: a free spot where the relation holds, with room to spare.
+
+The search lays a grid of candidate centres (1 cm over the workspace, 5 mm over the supporting
+object for ``on``/``in``) at two yaws, keeps those where the object's footprint and the claw's
+fingers stay clear of the other objects, evaluates the relation there and at perturbed landing
+points with a vectorised mirror of :mod:`claw.envs.predicates`, ranks the survivors by robustness,
+then by distance, and confirms the winner with the real :func:`~claw.envs.predicates.evaluate` on a
+hypothetical world with the object resting there.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import NDArray
+
+from claw.envs import geometry, objects
+from claw.envs.errors import PredicateError
+from claw.envs.predicates import _DIRECTIONS as DIRECTION_AXES  # (axis, sign) per direction
+from claw.envs.predicates import (
+    AT_RADIUS,
+    DIRECTION_MIN,
+    NEAR_GAP,
+    ON_TOLERANCE,
+    TABLE_TOLERANCE,
+    Predicate,
+    evaluate,
+)
+from claw.envs.regions import PLACE_X, PLACE_Y, in_reach, region_anchor, resolve_region
+from claw.envs.state import ObjectState, WorldState, yaw_rotation
+
+Array = NDArray[np.float64]
+Mask = NDArray[np.bool_]
+
+RELATIONS = ("on", "in", "next_to", "left_of", "right_of", "behind", "in_front_of", "at")
+SUPPORTED = ("on", "in")  # relations whose target carries the object
+
+MIN_ROBUSTNESS = 0.005  # least landing error (m) tolerated; place lands within 3 mm (measured)
+MAX_ROBUSTNESS = 0.02  # the search stops improving robustness here
+ROBUSTNESS_STEP = 0.005  # robustness is compared in steps of this
+GRID_STEP = 0.01  # candidate spacing over the workspace
+SUPPORT_GRID_STEP = 0.005  # candidate spacing over the target of on/in
+FINGER_LENGTH = 0.022  # a finger along its face
+FINGER_THICKNESS = 0.015  # a finger from its pad's face outwards
+RELEASE_MARGIN = 0.03  # default opening at release: the object's width plus this
+FINGER_GAP = 0.002  # least gap between a finger and anything it must not touch
+HEIGHT_TOLERANCE = 0.005  # objects whose top is at most this above the object's bottom are passed
+
+_SLACK = 0.0005  # robustness r is checked at r + _SLACK, so the reported value holds with margin
+_CHUNK = 32  # candidates whose robustness is measured at a time, nearest first
+_LEVELS = np.round(np.arange(MAX_ROBUSTNESS, MIN_ROBUSTNESS - 1e-9, -ROBUSTNESS_STEP), 6)
+_ANGLES = np.linspace(0.0, 2 * np.pi, 16, endpoint=False)
+_RING = np.stack([np.cos(_ANGLES), np.sin(_ANGLES)], axis=1)  # 16 landing directions
+_VERIFY_RING = _RING[::2]  # the 8 directions the real predicate confirms
+_WORDS = {rel: rel.replace("_", " ") for rel in RELATIONS}
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where to release the object.
+
+    Attributes:
+        x: The object's centre x (m).
+        y: The object's centre y (m).
+        yaw: The object's yaw there (rad).
+        bottom: z of the object's bottom at rest there (m).
+        robustness: The relation still holds if the object lands this far (m) from (x, y).
+    """
+
+    x: float
+    y: float
+    yaw: float
+    bottom: float
+    robustness: float
+
+
+class NoPlacement(Exception):
+    """No spot makes the relation true clear of the other objects; ``str(e)`` says why."""
+
+
+class _Rect(NamedTuple):
+    """A rectangle in the table plane: centre, yaw and half sides."""
+
+    cx: float
+    cy: float
+    yaw: float
+    hx: float
+    hy: float
+
+    @classmethod
+    def of(cls, corners: Array) -> _Rect:
+        """The rectangle with these corners (in :func:`geometry.rect_corners` order)."""
+        ex, ey = corners[0] - corners[1], corners[1] - corners[2]
+        centre = corners.mean(axis=0)
+        hx, hy = (float(np.hypot(*e)) / 2 for e in (ex, ey))
+        return cls(float(centre[0]), float(centre[1]), math.atan2(ex[1], ex[0]), hx, hy)
+
+
+def _in_rect(points: Array, rect: _Rect, margin: float = 0.0) -> Mask:
+    """Which points lie in ``rect`` at least ``margin`` from its edges (any leading shape)."""
+    c, s = math.cos(rect.yaw), math.sin(rect.yaw)
+    dx, dy = points[..., 0] - rect.cx, points[..., 1] - rect.cy
+    return (np.abs(dx * c + dy * s) <= rect.hx - margin) & (
+        np.abs(dy * c - dx * s) <= rect.hy - margin
+    )
+
+
+def _minkowski(a: Array, b: Array) -> Array:
+    """The Minkowski sum of two convex CCW polygons: their edges merged by angle, CCW."""
+    start = a[np.lexsort((a[:, 0], a[:, 1]))[0]] + b[np.lexsort((b[:, 0], b[:, 1]))[0]]
+    edges = np.concatenate([np.roll(a, -1, axis=0) - a, np.roll(b, -1, axis=0) - b])
+    edges = edges[np.argsort(np.arctan2(edges[:, 1], edges[:, 0]) % (2 * np.pi), kind="stable")]
+    return start + np.concatenate([[[0.0, 0.0]], np.cumsum(edges, axis=0)[:-1]])
+
+
+def _signed_distance(points: Array, poly: Array, cap: float) -> Array:
+    """Distance from points (any leading shape) to a convex CCW polygon, negative inside.
+
+    Points farther than ``cap`` from the polygon's bounding circle get ``inf`` (not computed).
+    """
+    flat = points.reshape(-1, 2)
+    centre = poly.mean(axis=0)
+    radius = float(np.sqrt(((poly - centre) ** 2).sum(-1).max())) + cap
+    out = np.full(len(flat), np.inf)
+    near = ((flat - centre) ** 2).sum(-1) <= radius * radius
+    if near.any():
+        edges = np.roll(poly, -1, axis=0) - poly
+        rel = flat[near][:, None, :] - poly
+        t = np.clip(np.einsum("nek,ek->ne", rel, edges) / (edges * edges).sum(-1), 0.0, 1.0)
+        gap = rel - t[..., None] * edges
+        dist = np.sqrt(np.einsum("nek,nek->ne", gap, gap).min(-1))
+        inside = (edges[:, 0] * rel[..., 1] - edges[:, 1] * rel[..., 0] >= 0).all(-1)
+        out[near] = np.where(inside, -dist, dist)
+    return out.reshape(points.shape[:-1])
+
+
+@dataclass(frozen=True, eq=False)
+class _Task:
+    """One placement problem, resolved from the call's arguments."""
+
+    world: WorldState
+    held: ObjectState
+    relation: str
+    target: ObjectState | None  # None for ``at``
+    predicate: Predicate
+    words: str  # "left of blue_box", "at the center"
+    anchor: Array  # target centre or region anchor
+    bottom: float
+    yaws: tuple[float, ...]
+    grid: Array  # (N, 2) candidate centres
+    release_width: float
+
+    @property
+    def box(self) -> ObjectState | None:
+        """The box the object goes into, if any."""
+        supported = self.relation in SUPPORTED and self.target is not None
+        return self.target if supported and self.target.type == "box" else None
+
+    def placed(self, x: float, y: float, yaw: float) -> ObjectState:
+        """The held object resting upright at (x, y) with this yaw."""
+        h = self.held
+        xyz = np.array([x, y, self.bottom + h.half_extents[2]])
+        return ObjectState(
+            h.name, h.type, xyz, yaw_rotation(yaw), h.half_extents, h.inner_half_width
+        )
+
+    def holds(self, x: float, y: float, yaw: float) -> bool:
+        """The real predicate with the object resting at (x, y)."""
+        objs = {**self.world.objects, self.held.name: self.placed(x, y, yaw)}
+        world = WorldState(objects=objs, gripper=None, table_z=self.world.table_z)
+        return evaluate(self.predicate, world).holds
+
+
+def _rests_on(points: Array, bottom: float, support: ObjectState) -> Mask:
+    """Vectorised ``predicates._on(a, support)``, ``a`` upright at points with this bottom."""
+    if support.type == "box":
+        return _in_rect(points, _Rect.of(support.inner_footprint())) & (bottom < support.rim)
+    near = abs(bottom - support.top) <= ON_TOLERANCE
+    return _in_rect(points, _Rect.of(support.footprint())) & near
+
+
+def _carries(task: _Task, points: Array, yaw: float, other: ObjectState) -> Mask:
+    """Vectorised ``predicates._on(other, a)`` with the held object ``a`` at points."""
+    h = task.held
+    top = task.bottom + 2 * float(h.half_extents[2])
+    x, y = float(other.xy[0]), float(other.xy[1])
+    if h.inner_half_width is not None:
+        w = h.inner_half_width
+        return _in_rect(points, _Rect(x, y, yaw, w, w)) & (other.bottom < top)
+    rect = _Rect(x, y, yaw, float(h.half_extents[0]), float(h.half_extents[1]))
+    return _in_rect(points, rect) & (abs(other.bottom - top) <= ON_TOLERANCE)
+
+
+def _fast_holds(task: _Task, points: Array, yaw: float) -> Mask:
+    """Vectorised mirror of ``evaluate(task.predicate)`` with the object resting at each point."""
+    if task.target is None:
+        return np.linalg.norm(points - task.anchor, axis=-1) <= AT_RADIUS
+    target, bottom = task.target, task.bottom
+    if task.relation in SUPPORTED:
+        return _rests_on(points, bottom, target)
+    ok = ~_rests_on(points, bottom, target)
+    if task.relation != "next_to":
+        axis, sign = DIRECTION_AXES[task.relation]
+        offset = sign * (points[..., axis] - target.position[axis])
+        lateral = np.abs(points[..., 1 - axis] - target.position[1 - axis])
+        return ok & (offset >= DIRECTION_MIN) & (offset >= lateral)
+    body = _body(task, yaw)
+    ok &= _signed_distance(points, _minkowski(target.footprint(), body), NEAR_GAP) <= NEAR_GAP
+    ok &= ~_carries(task, points, yaw, target)
+    ok &= abs(bottom - task.world.table_z) <= TABLE_TOLERANCE
+    for other in task.world.objects.values():
+        if other.name != task.held.name:
+            ok &= ~_rests_on(points, bottom, other)
+    return ok
+
+
+def _body(task: _Task, yaw: float) -> Array:
+    """The held object's footprint centred at the origin with this yaw."""
+    hx, hy = (float(v) for v in task.held.half_extents[:2])
+    return geometry.rect_corners(0.0, 0.0, yaw, hx, hy)
+
+
+def _clear(task: _Task, yaw: float, obstacles: list[ObjectState], clearance: float) -> Array:
+    """The grid points where the body and the fingers keep clear (and on the reachable table)."""
+    pts = task.grid
+    hx, hy = (float(v) for v in task.held.half_extents[:2])
+    c, s = math.cos(yaw), math.sin(yaw)
+    if task.relation not in SUPPORTED:
+        ex, ey = abs(c) * hx + abs(s) * hy, abs(s) * hx + abs(c) * hy
+        keep = (pts[:, 0] >= PLACE_X[0] + ex) & (pts[:, 0] <= PLACE_X[1] - ex)
+        keep &= (pts[:, 1] >= PLACE_Y[0] + ey) & (pts[:, 1] <= PLACE_Y[1] - ey)
+        keep &= np.array([in_reach(float(x), float(y)) for x, y in pts], dtype=bool)
+        pts = pts[keep]
+    body = _body(task, yaw)
+    finger = geometry.rect_corners(0.0, 0.0, yaw, FINGER_LENGTH / 2, FINGER_THICKNESS / 2)
+    offset = (task.release_width + FINGER_THICKNESS) / 2 * np.array([-s, c])
+    box = task.box
+    if box is not None:  # body and fingers inside the box, clear of its walls
+        inner = _Rect.of(box.inner_footprint())
+        slack = inner.hx - max(hx, hy)
+        keep = _in_rect(pts[:, None, :] + body, inner, min(clearance, slack / 2)).all(-1)
+        for side in (offset, -offset):
+            keep &= _in_rect(pts[:, None, :] + side + finger, inner, FINGER_GAP).all(-1)
+        pts = pts[keep]
+    for obstacle in obstacles:
+        footprint = obstacle.footprint()
+        keep = _signed_distance(pts, _minkowski(footprint, body), clearance) >= clearance
+        reach = _minkowski(footprint, finger)
+        for side in (offset, -offset):
+            keep &= _signed_distance(pts + side, reach, FINGER_GAP) >= FINGER_GAP
+        pts = pts[keep]
+    return pts
+
+
+def _robustness(task: _Task, points: Array, yaw: float) -> Array:
+    """The largest level of ``_LEVELS`` each point's relation survives in 16 directions, else 0."""
+    radii = _LEVELS[:, None, None, None] + _SLACK
+    ring = points[None, None, :, :] + radii * _RING[None, :, None, :]
+    ok = _fast_holds(task, ring, yaw).all(axis=1)  # (levels, N)
+    ok = np.cumprod(ok[::-1], axis=0)[::-1].astype(bool)  # level r counts if all smaller do too
+    return np.where(ok.any(axis=0), _LEVELS[np.argmax(ok, axis=0)], 0.0)
+
+
+def _ranked(
+    task: _Task, obstacles: list[ObjectState], clearance: float, focus: Array
+) -> list[tuple[float, float, float, float]]:
+    """Valid candidates ``(robustness, x, y, yaw)``, best first: robustness, distance, yaw."""
+    found: list[Array] = []
+    for k, yaw in enumerate(task.yaws):
+        pts = _clear(task, yaw, obstacles, clearance)
+        pts = pts[_fast_holds(task, pts, yaw)]
+        dist = np.round(np.linalg.norm(pts - focus, axis=1), 9)
+        level = np.zeros(len(pts))
+        order = np.argsort(dist, kind="stable")
+        for start in range(0, len(order), _CHUNK):  # nearest first, until one is most robust
+            chunk = order[start : start + _CHUNK]
+            level[chunk] = _robustness(task, pts[chunk], yaw)
+            if level[chunk].max() >= _LEVELS[0]:
+                break
+        ok = level >= MIN_ROBUSTNESS
+        found.append(np.column_stack([-level[ok], dist[ok], np.full(ok.sum(), k), pts[ok]]))
+    rows = np.concatenate(found)
+    rows = rows[np.lexsort((rows[:, 2], rows[:, 1], rows[:, 0]))]  # stable: grid order last
+    return [(-r[0], r[3], r[4], task.yaws[int(r[2])]) for r in rows.tolist()]
+
+
+def _task(
+    world: WorldState, obj: str, relation: str, target: str, release_width: float | None
+) -> _Task:
+    """Resolve the call's arguments; raises NoPlacement for requests no spot can satisfy."""
+    if relation not in RELATIONS:
+        raise PredicateError(f"unknown relation {relation!r}; allowed: {', '.join(RELATIONS)}")
+    held = world.get(obj)
+    words = _WORDS[relation]
+    goal: ObjectState | None = None
+    if relation == "at":
+        region = resolve_region(target)
+        anchor, words, target = np.array(region_anchor(region)), f"at the {region}", region
+    else:
+        goal = world.get(target)
+        anchor, words = np.array(goal.xy), f"{words} {target}"
+        if target == obj:
+            raise NoPlacement(f"{obj} cannot be placed {_WORDS[relation]} itself")
+    width = float(held.half_extents[1]) * 2
+    release = width + RELEASE_MARGIN if release_width is None else release_width
+    bottom, yaw = world.table_z, held.yaw
+    lo, hi = np.array(list(zip(PLACE_X, PLACE_Y, strict=True))) - anchor
+    grid = _grid(anchor, 0.0, lo, hi, GRID_STEP)
+    if goal is not None and relation in SUPPORTED:
+        if relation == "in" and goal.type != "box":
+            raise NoPlacement(f"{target} is not a box; only boxes hold things")
+        if held.type == "box":
+            raise NoPlacement(f"boxes go on the table only: {obj} cannot go {words}")
+        yaw, rect = goal.yaw, _Rect.of(goal.footprint())
+        bottom = goal.top
+        if goal.inner_half_width is not None:
+            rect = _Rect.of(goal.inner_footprint())
+            bottom = goal.bottom + objects.BOX_FLOOR_THICKNESS
+            if float(max(held.half_extents[:2])) >= rect.hx:
+                raise NoPlacement(
+                    f"{obj} ({width * 100:.1f} cm) does not fit in {target} "
+                    f"({2 * rect.hx * 100:.1f} cm inside)"
+                )
+            if release / 2 + FINGER_THICKNESS + FINGER_GAP > rect.hx:
+                raise NoPlacement(f"the claw's fingers do not fit in {target} around {obj}")
+        half = np.array([rect.hx, rect.hy])
+        grid = _grid(np.array(rect[:2]), rect.yaw, -half, half, SUPPORT_GRID_STEP)
+    yaws = (yaw, math.remainder(yaw + math.pi / 2, 2 * math.pi))
+    pred = Predicate(name=relation, args=(obj, target))
+    return _Task(world, held, relation, goal, pred, words, anchor, bottom, yaws, grid, release)
+
+
+def _grid(origin: Array, yaw: float, lo: Array, hi: Array, step: float) -> Array:
+    """Grid nodes ``step`` apart on axes turned by ``yaw`` about ``origin``, offsets in [lo, hi]."""
+    i, j = (
+        np.arange(math.ceil(a / step - 1e-9), b / step + 1e-9) for a, b in zip(lo, hi, strict=True)
+    )
+    u, v = (k.ravel() * step for k in np.meshgrid(i, j, indexing="ij"))
+    c, s = math.cos(yaw), math.sin(yaw)
+    return np.stack([origin[0] + u * c - v * s, origin[1] + u * s + v * c], axis=1)
+
+
+def _obstacles(task: _Task) -> list[ObjectState]:
+    """Objects the placed object and the fingers must keep clear of."""
+    skip = {task.held.name}
+    if task.relation in SUPPORTED and task.target is not None:
+        skip.add(task.target.name)
+    return [
+        o
+        for o in task.world.objects.values()
+        if o.name not in skip and o.top > task.bottom + HEIGHT_TOLERANCE
+    ]
+
+
+def _failure(task: _Task, clearance: float) -> str:
+    """Why no candidate survived, in one line."""
+    if task.relation in SUPPORTED and task.target is not None:
+        on = task.relation
+        residents = [
+            o.name
+            for o in task.world.objects.values()
+            if o.name not in (task.held.name, task.target.name)
+            and evaluate(Predicate(name=on, args=(o.name, task.target.name)), task.world).holds
+        ]
+        if residents:
+            verb = "is" if len(residents) == 1 else "are"
+            return f"no free spot {task.words}: {', '.join(residents)} {verb} {on} it"
+    if not _ranked(task, [], clearance, task.anchor):
+        if task.relation in SUPPORTED:
+            cm = f"{MIN_ROBUSTNESS * 100:.1f} cm"
+            return f"no spot {task.words} where {task.held.name} stays if it lands {cm} off"
+        return f"no free spot {task.words} within reach"
+    return f"no free spot {task.words} clear of the other objects"
+
+
+def find_placement(
+    world: WorldState,
+    obj: str,
+    relation: str,
+    target: str,
+    *,
+    clearance: float = 0.015,
+    release_width: float | None = None,
+    preferred: tuple[float, float] | None = None,
+) -> Placement:
+    """Choose where to put ``obj`` so that ``relation(obj, target)`` holds.
+
+    Args:
+        world: The current world; where ``obj`` is now does not matter (it moves).
+        obj: The object to place.
+        relation: One of :data:`RELATIONS`.
+        target: An object name, or a region name for ``at``.
+        clearance: Least gap (m) between the object's footprint and any other object
+            (the target of ``on``/``in`` excepted).
+        release_width: Opening of the claw (m) between the pads at release; the object's width
+            plus :data:`RELEASE_MARGIN` when ``None``.
+        preferred: Among equally robust spots, take the one nearest this (x, y);
+            else the one nearest the target (or the region's anchor).
+
+    Returns:
+        The most robust valid spot (robustness quantised to :data:`ROBUSTNESS_STEP`).
+
+    Raises:
+        NoPlacement: No spot satisfies the relation clear of the other objects; says why.
+        UnknownObjectError: ``obj`` or ``target`` names no object.
+        PredicateError: ``target`` names no region (for ``at``).
+    """
+    task = _task(world, obj, relation, target, release_width)
+    focus = task.anchor if preferred is None else np.asarray(preferred, dtype=np.float64)
+    for robustness, x, y, yaw in _ranked(task, _obstacles(task), clearance, focus):
+        landings = [(x, y)] + [(x + dx, y + dy) for dx, dy in robustness * _VERIFY_RING]
+        if all(task.holds(px, py, yaw) for px, py in landings):  # the real predicate agrees
+            return Placement(x, y, yaw, task.bottom, float(robustness))
+    raise NoPlacement(_failure(task, clearance))
