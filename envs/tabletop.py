@@ -142,11 +142,9 @@ class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
         for i, body in enumerate(self._obj_body):
             geom_object[self.model.geom_bodyid == body] = i
         self._geom_object = geom_object
-        self._finger_of_geom = {
-            int(g): side
-            for side, body in enumerate(self.robot.finger_bodies)
-            for g in np.flatnonzero(self.model.geom_bodyid == body)
-        }
+        self._finger_side = np.full(self.model.ngeom, -1)
+        for side, body in enumerate(self.robot.finger_bodies):
+            self._finger_side[self.model.geom_bodyid == body] = side
         self._placed: list[PlacedObject] = placed
 
     # -- spaces and observations ----------------------------------------------------------------
@@ -343,11 +341,20 @@ class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
         self._q_target = q
         data.ctrl[robot.arm_actuators] = q
 
-    def _info(self, extra: dict[str, Any]) -> dict[str, Any]:
+    def object_speeds(self) -> np.ndarray:
+        """Linear speed (m/s) of every object, in scene order."""
         velocity = self.data.qvel[self._obj_lin_qvel]
+        return np.sqrt(velocity * velocity @ self._sum3)
+
+    @property
+    def geom_objects(self) -> np.ndarray:
+        """For every geom of the model, the index of the scene object it belongs to, or -1."""
+        return self._geom_object
+
+    def _info(self, extra: dict[str, Any]) -> dict[str, Any]:
         info = {
             "object_names": list(self.object_names),
-            "settled": bool(np.max(velocity * velocity @ self._sum3) < SETTLED_SPEED**2),
+            "settled": bool(np.max(self.object_speeds()) < SETTLED_SPEED),
             "sim_time": float(self.data.time),
             **self._target_info(),
             **extra,
@@ -384,15 +391,7 @@ class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
                 inner_half_width=inner_half_width(obj.type, obj.size),
                 linear_velocity=data.qvel[self._obj_qvel[i, :3]].copy(),
             )
-        touching: tuple[set[str], set[str]] = (set(), set())
-        for contact in data.contact[: data.ncon]:
-            for finger_geom, other in (
-                (contact.geom1, contact.geom2),
-                (contact.geom2, contact.geom1),
-            ):
-                side = self._finger_of_geom.get(int(finger_geom))
-                if side is not None and self._geom_object[other] >= 0:
-                    touching[side].add(self.object_names[self._geom_object[other]])
+        touching = self.finger_contacts()
         pads = self.robot.pad_sites
         gripper = GripperState(
             left_tip=data.site_xpos[pads[0]].copy(),
@@ -401,6 +400,18 @@ class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
             right_contacts=frozenset(touching[1]),
         )
         return WorldState(objects=objects, gripper=gripper)
+
+    def finger_contacts(self) -> tuple[set[str], set[str]]:
+        """The objects touching the left and the right finger now."""
+        touching: tuple[set[str], set[str]] = (set(), set())
+        ncon = self.data.ncon
+        if ncon:
+            for g1, g2 in self.data.contact.geom[:ncon]:
+                for finger, other in ((g1, g2), (g2, g1)):
+                    side, obj = self._finger_side[finger], self._geom_object[other]
+                    if side >= 0 and obj >= 0:
+                        touching[side].add(self.object_names[obj])
+        return touching
 
     def check(self, goal: Sequence[str | Predicate]) -> GoalResult:
         """Evaluate goal predicates on the current physics state."""

@@ -61,10 +61,7 @@ class Claw:
             body = self.model.geom_bodyid[g]
             finger_geoms[g] = body == hand or body in self.robot.finger_bodies
         self._claw_geom = finger_geoms
-        self._side_of_geom = np.full(self.model.ngeom, -1)
-        for side, body in enumerate(self.robot.finger_bodies):
-            self._side_of_geom[self.model.geom_bodyid == body] = side
-        self._object_of_geom = env._geom_object
+        self._object_of_geom = env.geom_objects
         self._finger_dof = int(self.model.jnt_dofadr[self.model.joint("left_finger").id])
 
     # -- state ----------------------------------------------------------------------------------
@@ -90,15 +87,7 @@ class Claw:
 
     def finger_contacts(self) -> tuple[set[str], set[str]]:
         """Objects touching the left and the right finger now."""
-        left: set[str] = set()
-        right: set[str] = set()
-        names = self.env.object_names
-        for g1, g2 in self.data.contact.geom[: self.data.ncon]:
-            for finger, other in ((g1, g2), (g2, g1)):
-                side, obj = self._side_of_geom[finger], self._object_of_geom[other]
-                if side >= 0 and obj >= 0:
-                    (left if side == 0 else right).add(names[obj])
-        return left, right
+        return self.env.finger_contacts()
 
     # -- control --------------------------------------------------------------------------------
 
@@ -207,10 +196,8 @@ class Claw:
     def wait_settled(self, max_time: float = 1.5, speed: float = 0.01) -> bool:
         """Hold still until every object moves slower than ``speed`` (m/s); True if it did."""
         period = CONTROL_SUBSTEPS * self.model.opt.timestep
-        qvel = self.env._obj_lin_qvel
         for _ in range(math.ceil(max_time / period)):
-            velocity = self.data.qvel[qvel]
-            if float(np.max(np.einsum("ij,ij->i", velocity, velocity))) < speed * speed:
+            if float(np.max(self.env.object_speeds())) < speed:
                 return True
             self._advance()
         return False
