@@ -72,10 +72,11 @@ def main() -> None:
             q = solve(point, 0.0, q, 1)
             worst = max(worst, error_of(q, point, 0.0)[0])
         step = (time.perf_counter() - tic) / len(path)
+        pos99, rot99 = np.percentile(pos, 99) * 1e3, np.degrees(np.percentile(rot, 99))
         print(
-            f"{name:12s} cold solve {cold * 1e3:6.2f} ms, position error p99 "
-            f"{np.percentile(pos, 99) * 1e3:.3f} mm, rotation p99 {np.degrees(np.percentile(rot, 99)):.3f}"
-            f" deg | tracking step {step * 1e6:6.1f} us, worst error {worst * 1e3:.3f} mm"
+            f"{name:12s} cold solve {cold * 1e3:6.2f} ms, position error p99 {pos99:.3f} mm, "
+            f"rotation p99 {rot99:.3f} deg | tracking step {step * 1e6:6.1f} us, "
+            f"worst error {worst * 1e3:.3f} mm"
         )
 
 
