@@ -50,6 +50,9 @@ def write_video(frames: Sequence[np.ndarray], path: str | os.PathLike[str], fps:
                 writer.close()
         else:
             imageio.mimsave(tmp, list(frames), format="GIF", duration=1000.0 / fps, loop=0)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # as a plainly created file, not mkstemp's 0600
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -148,3 +149,10 @@ def test_frames_follow_sim_time_through_actuate(make_env: MakeEnv, tmp_path: Pat
     recorder.close()
     env.actuate(target, substeps=100)
     assert len(recorder.frames) == 11  # closed: no longer recording
+
+
+def test_video_file_gets_ordinary_permissions(tmp_path: Path) -> None:
+    path = write_video([np.zeros((8, 8, 3), np.uint8)] * 2, tmp_path / "perm.gif", fps=10)
+    umask = os.umask(0)
+    os.umask(umask)
+    assert path.stat().st_mode & 0o777 == 0o666 & ~umask
