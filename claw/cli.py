@@ -114,14 +114,18 @@ def bench_skills_command(
         )
     out = Console()
     out.print(table)
-    out.print(f"pick-and-place real-time factor: {result.pick_place_real_time_factor}x")
+    out.print(
+        f"pick-and-place real-time factor: {result.pick_place_real_time_factor}x "
+        f"(raw physics {result.raw_real_time_factor}x: control overhead "
+        f"{100 * result.control_overhead:.0f} %)"
+    )
     if result.infeasible_draws:
         drawn = ", ".join(f"{k}: {v}" for k, v in result.infeasible_draws.items())
         out.print(f"episodes with no feasible task drawn: {drawn}")
     for failure in result.failures:
         out.print(
-            f"[red]failed[/red] seed {failure.seed} ({failure.scene}) {failure.skill} "
-            f"{failure.args}: {failure.reason}"
+            f"[red]failed[/red] TabletopEnv(scene={failure.scene!r}).reset(seed={failure.seed}); "
+            f"{failure.skill} {failure.args}: {failure.reason}"
         )
     out.print(f"{result.wall_seconds} s wall")
 
