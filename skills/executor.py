@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from claw.envs.errors import ClawError, InvalidParamsError
 from claw.envs.tabletop import TabletopEnv
-from claw.skills.base import Skill, SkillParams, get_skill
+from claw.skills.base import Skill, SkillParams, get_skill, skill_implementations
 
 
 class SkillCall(BaseModel):
@@ -55,8 +55,26 @@ class ExecutionResult(BaseModel):
         return sum(s.sim_seconds for s in self.steps)
 
 
+def _first(exc: ValidationError) -> str:
+    """The first validation problem, as ``field: message``."""
+    first = exc.errors()[0]
+    field = ".".join(str(p) for p in first["loc"]) or "value"
+    return f"{field}: {first['msg']}"
+
+
+def _invalid(raw: SkillCall | dict[str, Any] | Any, exc: ClawError) -> StepResult:
+    """The result of a call that could not run, with the error's kind."""
+    if isinstance(raw, SkillCall):
+        skill, args = raw.skill, raw.args
+    else:
+        mapping = raw if isinstance(raw, Mapping) else {}
+        skill = str(mapping.get("skill", "?"))
+        args = mapping.get("args") if isinstance(mapping.get("args"), dict) else {}
+    return StepResult(skill=skill, args=args, success=False, reason=str(exc), error=exc.kind)
+
+
 def bind(
-    call: SkillCall, object_names: list[str], implementation: str | None = None
+    call: SkillCall, object_names: list[str], prefer: str | None = None
 ) -> tuple[Skill, SkillParams]:
     """The skill and validated parameters of a call.
 
@@ -65,16 +83,13 @@ def bind(
         InvalidParamsError: the arguments do not validate (one line naming the field).
         UnknownObjectError, PredicateError: an argument names no object or region of the scene.
     """
-    skill = get_skill(call.skill, implementation)
+    implementations = skill_implementations(call.skill)
+    skill = get_skill(call.skill, prefer if prefer in implementations else None)
     try:
         params = skill.Params(**call.args)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        field = ".".join(str(p) for p in first["loc"]) or "args"
         fields = ", ".join(skill.Params.model_fields) or "none"
-        raise InvalidParamsError(
-            f"{call.skill}: {field}: {first['msg']} (parameters: {fields})"
-        ) from None
+        raise InvalidParamsError(f"{call.skill}: {_first(exc)} (parameters: {fields})") from None
     problems = skill.check_names(object_names, params)
     if problems:
         raise problems[0]
@@ -82,24 +97,33 @@ def bind(
 
 
 def execute_calls(
-    env: TabletopEnv, calls: Sequence[SkillCall | dict[str, Any]], implementation: str | None = None
+    env: TabletopEnv, calls: Sequence[SkillCall | dict[str, Any]], prefer: str | None = None
 ) -> ExecutionResult:
     """Validate every call against the registry and the scene, then run them in order.
 
     A call that does not validate stops the run before anything moves; a step that fails on the
     physics stops it after that step. Expected failures are results, not exceptions.
+
+    Args:
+        env: The env (wrappers are looked through).
+        calls: Skill calls, as ``SkillCall`` or mappings ``{"skill": ..., "args": {...}}``.
+        prefer: An implementation to use where a skill has one (``"learned"``); otherwise the
+            skill's default implementation runs.
     """
     env = env.unwrapped  # type: ignore[assignment]
-    parsed = [c if isinstance(c, SkillCall) else SkillCall.model_validate(c) for c in calls]
+    parsed: list[SkillCall] = []
     bound: list[tuple[Skill, SkillParams]] = []
-    for call in parsed:
+    for raw in calls:
         try:
-            bound.append(bind(call, env.object_names, implementation))
-        except ClawError as exc:
-            step = StepResult(
-                skill=call.skill, args=call.args, success=False, reason=str(exc), error=exc.kind
-            )
+            call = raw if isinstance(raw, SkillCall) else SkillCall.model_validate(raw)
+        except ValidationError as exc:
+            step = _invalid(raw, InvalidParamsError(f"malformed skill call: {_first(exc)}"))
             return ExecutionResult(steps=[step], success=False)
+        try:
+            bound.append(bind(call, env.object_names, prefer))
+        except ClawError as exc:
+            return ExecutionResult(steps=[_invalid(raw, exc)], success=False)
+        parsed.append(call)
 
     steps: list[StepResult] = []
     for call, (skill, params) in zip(parsed, bound, strict=True):

@@ -28,3 +28,50 @@ def make_env() -> Iterator[Callable[..., TabletopEnv]]:
     yield make
     for env in made:
         env.close()
+
+
+# Fixed-pose scenes for skill tests (seed-independent layouts).
+CLEAR_SCENE: dict[str, Any] = {
+    "name": "clear",
+    "objects": [
+        {"type": "block", "color": "red", "pose": [0.45, 0.0]},
+        {"type": "block", "color": "green", "pose": [0.45, 0.15]},
+        {"type": "block", "color": "yellow", "pose": [0.38, -0.12]},
+        {"type": "block", "color": "orange", "pose": [0.6, -0.02]},
+        {"type": "box", "color": "blue", "pose": [0.55, -0.18]},
+    ],
+}
+RING = 0.09  # m: the boxes of the crowded scene sit this far (x and y) from the pink block
+CROWDED_SCENE: dict[str, Any] = {
+    "name": "crowded",
+    "objects": [
+        {"type": "block", "color": "red", "pose": [0.36, 0.25]},
+        {"type": "block", "color": "pink", "pose": [0.475, 0.0]},
+        *(
+            {"type": "box", "color": color, "pose": [0.475 + sx * RING, sy * RING]}
+            for color, (sx, sy) in zip(
+                ("blue", "gray", "brown", "cyan"), ((1, 1), (1, -1), (-1, 1), (-1, -1)), strict=True
+            )
+        ),
+    ],
+}
+
+
+@pytest.fixture
+def clear_env(make_env: Callable[..., TabletopEnv]) -> TabletopEnv:
+    """Four blocks and a box at fixed poses with room around them, reset (seed 0).
+
+    red (0.45, 0), green (0.45, 0.15), yellow (0.38, -0.12), orange (0.60, -0.02) blocks;
+    blue box at (0.55, -0.18).
+    """
+    env = make_env(scene=CLEAR_SCENE)
+    env.reset(seed=0)
+    return env
+
+
+@pytest.fixture
+def crowded_env(make_env: Callable[..., TabletopEnv]) -> TabletopEnv:
+    """A pink block hemmed in by four boxes (nothing fits next to it), and a free red block."""
+    env = make_env(scene=CROWDED_SCENE)
+    env.reset(seed=0)
+    return env
