@@ -43,3 +43,15 @@ class InvalidParamsError(ClawError, ValueError):
     """Skill parameters that do not validate, or that name unknown objects or regions."""
 
     kind = "invalid_params"
+
+
+class LibraryError(ClawError, RuntimeError):
+    """The skill library cannot be read or written (a damaged manifest, a failed write)."""
+
+    kind = "library_error"
+
+
+class ArtifactError(ClawError, RuntimeError):
+    """A skill artifact that is missing, or whose sha256 differs from the manifest's: refused."""
+
+    kind = "artifact_rejected"

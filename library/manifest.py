@@ -1,0 +1,81 @@
+"""What the library stores about a skill version: the manifest records (pydantic, JSON on disk)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+MANIFEST_FORMAT = 1
+
+
+class Artifact(BaseModel):
+    """A file a skill needs (weights, a config), relative to the library root, with its sha256."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    path: str
+    sha256: str
+    bytes: int
+
+
+class Metrics(BaseModel):
+    """How well a skill version worked, measured on physics."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    success_rate: float = Field(ge=0.0, le=1.0)
+    episodes: int = Field(ge=0)
+    conditions: dict[str, Any] = Field(default_factory=dict)
+    """What it was measured on: scenes, seeds, tolerances, the command that measured it."""
+    measured_at: datetime = Field(default_factory=lambda: datetime.now(timezone.utc))
+
+
+class Provenance(BaseModel):
+    """Where a skill version came from."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    created: datetime = Field(default_factory=lambda: datetime.now(timezone.utc))
+    source: Literal["builtin", "registered", "trained"] = "registered"
+    git_commit: str | None = None
+    training_config: dict[str, Any] | None = None
+
+
+class SkillRecord(BaseModel):
+    """One version of one skill: what it is, how well it works, where its artifacts are."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    version: int = Field(ge=1)
+    kind: Literal["controller", "policy"]
+    implementation: str
+    """The code that runs it, as ``module:Class`` (a registered ``Skill`` class)."""
+    description: str
+    examples: list[str] = Field(default_factory=list)
+    """Phrases a person might use for it; indexed for retrieval with the description."""
+    params_schema: dict[str, Any] = Field(default_factory=dict)
+    artifacts: list[Artifact] = Field(default_factory=list)
+    metrics: Metrics | None = None
+    provenance: Provenance = Field(default_factory=Provenance)
+    tags: list[str] = Field(default_factory=list)
+
+    @property
+    def key(self) -> str:
+        """``name@version``."""
+        return f"{self.name}@{self.version}"
+
+    def texts(self) -> list[str]:
+        """What retrieval indexes for this skill: its name, description and example phrases."""
+        return [self.name.replace("_", " "), self.description, *self.examples]
+
+
+class Manifest(BaseModel):
+    """The library's table of contents: every version of every skill."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    format: int = MANIFEST_FORMAT
+    skills: list[SkillRecord] = Field(default_factory=list)

@@ -1,0 +1,327 @@
+"""The skill library on disk: a JSON manifest, artifact files, atomic writes under a lock.
+
+Layout under ``$CLAW_HOME/library`` (default ``~/.claw/library``)::
+
+    manifest.json           every version of every skill (``Manifest``)
+    artifacts/NAME/vN/...   files a version needs (weights, configs), sha256 in the manifest
+    index.faiss, index.json the retrieval index and what it was built from (derived; rebuilt)
+    .lock                   writers hold an exclusive lock on it
+
+Writes go to a temporary file that is fsynced and renamed over the old one, so a crash leaves
+either the previous manifest or the new one, never a torn file. Nothing is ever unpickled.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from claw.envs.errors import ArtifactError, LibraryError, UnknownSkillError
+from claw.library.manifest import Artifact, Manifest, Metrics, Provenance, SkillRecord
+from claw.skills.base import Skill, skill_implementations, skill_names
+
+MANIFEST = "manifest.json"
+LOCK = ".lock"
+ARTIFACTS = "artifacts"
+
+
+def default_root() -> Path:
+    """``$CLAW_HOME/library``, or ``~/.claw/library``."""
+    return Path(os.environ.get("CLAW_HOME", "~/.claw")).expanduser() / "library"
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` all at once: temporary file, fsync, rename, fsync dir."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    directory = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(directory)
+    finally:
+        os.close(directory)
+
+
+def implementation_ref(cls: type[Skill]) -> str:
+    """How the manifest names a skill class: ``module:QualName``."""
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
+def _git_commit() -> str | None:
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=2,
+            cwd=Path(__file__).parent,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+def _record_of(cls: type[Skill], version: int, source: str) -> SkillRecord:
+    return SkillRecord(
+        name=cls.name,
+        version=version,
+        kind=cls.kind,
+        implementation=implementation_ref(cls),
+        description=cls.description,
+        examples=list(cls.examples),
+        params_schema=cls.Params.model_json_schema(),
+        provenance=Provenance(source=source, git_commit=_git_commit()),  # type: ignore[arg-type]
+        tags=["builtin"] if source == "builtin" else [],
+    )
+
+
+class SkillLibrary:
+    """Persistent, versioned skills with retrieval.
+
+    Args:
+        root: The library folder (default ``$CLAW_HOME/library``).
+        register_builtins: Register the built-in skills on first use (and a new version when
+            one's description, examples or parameters change).
+    """
+
+    def __init__(self, root: str | os.PathLike[str] | None = None, register_builtins: bool = True):
+        self.root = Path(root) if root is not None else default_root()
+        self.manifest_path = self.root / MANIFEST
+        if register_builtins:
+            self.sync_builtins()
+
+    # -- reading ---------------------------------------------------------------------------------
+
+    def manifest(self) -> Manifest:
+        """The manifest as it is on disk (empty when there is none yet).
+
+        Raises:
+            LibraryError: the file is not a valid manifest; the message names it.
+        """
+        try:
+            text = self.manifest_path.read_text()
+        except FileNotFoundError:
+            return Manifest()
+        try:
+            return Manifest.model_validate_json(text)
+        except ValidationError as exc:
+            problem = exc.errors()[0]
+            where = ".".join(str(p) for p in problem["loc"])
+            raise LibraryError(
+                f"library manifest {self.manifest_path} is damaged ({where}: {problem['msg']}); "
+                "restore it from a backup or move it away to start a new library"
+            ) from None
+
+    def records(self) -> list[SkillRecord]:
+        """Every version of every skill."""
+        return self.manifest().skills
+
+    def latest(self, records: Iterable[SkillRecord] | None = None) -> list[SkillRecord]:
+        """The latest version of each skill, by name."""
+        newest: dict[str, SkillRecord] = {}
+        for record in self.records() if records is None else records:
+            if record.name not in newest or record.version > newest[record.name].version:
+                newest[record.name] = record
+        return sorted(newest.values(), key=lambda r: r.name)
+
+    def get(self, name: str, version: int | None = None) -> SkillRecord:
+        """A skill's latest version, or the version asked for.
+
+        Raises:
+            UnknownSkillError: no such skill or version; the message lists what there is.
+        """
+        versions = [r for r in self.records() if r.name == name]
+        if not versions:
+            known = ", ".join(r.name for r in self.latest()) or "none"
+            raise UnknownSkillError(f"unknown skill {name!r}; the library has: {known}")
+        if version is None:
+            return max(versions, key=lambda r: r.version)
+        for record in versions:
+            if record.version == version:
+                return record
+        have = ", ".join(str(r.version) for r in sorted(versions, key=lambda r: r.version))
+        raise UnknownSkillError(f"{name} has no version {version}; versions: {have}")
+
+    # -- writing ---------------------------------------------------------------------------------
+
+    @contextmanager
+    def _locked(self) -> Iterator[Manifest]:
+        """Hold the writers' lock; yields the current manifest, saved atomically on exit."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        with (self.root / LOCK).open("a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                manifest = self.manifest()
+                yield manifest
+                data = manifest.model_dump_json(indent=1).encode()
+                atomic_write(self.manifest_path, data)
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+
+    def register(
+        self,
+        name: str,
+        *,
+        kind: str,
+        implementation: str,
+        description: str,
+        examples: Iterable[str] = (),
+        params_schema: dict[str, Any] | None = None,
+        artifacts: Iterable[str | os.PathLike[str]] = (),
+        metrics: Metrics | None = None,
+        provenance: Provenance | None = None,
+        tags: Iterable[str] = (),
+    ) -> SkillRecord:
+        """Add a skill, or a new version of one; artifact files are copied in with their sha256.
+
+        Returns:
+            The record written (its ``version`` is one past the latest).
+        """
+        with self._locked() as manifest:
+            version = 1 + max((r.version for r in manifest.skills if r.name == name), default=0)
+            stored = self._store_artifacts(name, version, [Path(a) for a in artifacts])
+            record = SkillRecord(
+                name=name,
+                version=version,
+                kind=kind,  # type: ignore[arg-type]
+                implementation=implementation,
+                description=description,
+                examples=list(examples),
+                params_schema=params_schema or {},
+                artifacts=stored,
+                metrics=metrics,
+                provenance=provenance or Provenance(git_commit=_git_commit()),
+                tags=list(tags),
+            )
+            manifest.skills.append(record)
+        return record
+
+    def _store_artifacts(self, name: str, version: int, files: list[Path]) -> list[Artifact]:
+        folder = self.root / ARTIFACTS / name / f"v{version}"
+        stored = []
+        for source in files:
+            if not source.is_file():
+                raise ArtifactError(f"artifact {source} is not a file")
+            target = folder / source.name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, target)
+            stored.append(
+                Artifact(
+                    path=str(target.relative_to(self.root)),
+                    sha256=sha256_of(target),
+                    bytes=target.stat().st_size,
+                )
+            )
+        return stored
+
+    def sync_builtins(self) -> list[SkillRecord]:
+        """Register the registered skill classes the library lacks, or whose text changed."""
+        classes = [cls for name in skill_names() for cls in skill_implementations(name).values()]
+        current = {r.implementation: r for r in self.latest_by_implementation()}
+        stale = [cls for cls in classes if _changed(current.get(implementation_ref(cls)), cls)]
+        if not stale:
+            return []
+        added = []
+        with self._locked() as manifest:
+            latest = {r.implementation: r for r in self.latest_by_implementation(manifest.skills)}
+            for cls in stale:
+                if not _changed(latest.get(implementation_ref(cls)), cls):
+                    continue  # another process registered it meanwhile
+                version = 1 + max(
+                    (r.version for r in manifest.skills if r.name == cls.name), default=0
+                )
+                record = _record_of(cls, version, "builtin")
+                manifest.skills.append(record)
+                added.append(record)
+        return added
+
+    def latest_by_implementation(
+        self, records: Iterable[SkillRecord] | None = None
+    ) -> list[SkillRecord]:
+        """The latest record of each implementation."""
+        newest: dict[str, SkillRecord] = {}
+        for record in self.records() if records is None else records:
+            held = newest.get(record.implementation)
+            if held is None or record.version > held.version:
+                newest[record.implementation] = record
+        return list(newest.values())
+
+    # -- artifacts and code ----------------------------------------------------------------------
+
+    def artifact_paths(self, record: SkillRecord) -> dict[str, Path]:
+        """The record's artifact files by name, each checked against its sha256.
+
+        Raises:
+            ArtifactError: a file is missing or differs from what was registered.
+        """
+        paths = {}
+        for artifact in record.artifacts:
+            path = self.root / artifact.path
+            if not path.is_file():
+                raise ArtifactError(f"artifact {path} of {record.key} is missing")
+            digest = sha256_of(path)
+            if digest != artifact.sha256:
+                raise ArtifactError(
+                    f"artifact {path} of {record.key} has sha256 {digest[:12]}…, the manifest "
+                    f"says {artifact.sha256[:12]}…: refusing to load it"
+                )
+            paths[Path(artifact.path).name] = path
+        return paths
+
+    def skill_class(self, record: SkillRecord) -> type[Skill]:
+        """The registered ``Skill`` class a record names (never imported from the manifest).
+
+        Raises:
+            UnknownSkillError: no registered class matches the record's implementation.
+        """
+        for cls in skill_implementations(record.name).values():
+            if implementation_ref(cls) == record.implementation:
+                return cls
+        raise UnknownSkillError(
+            f"{record.key} names implementation {record.implementation!r}, which is not a "
+            "registered skill in this process"
+        )
+
+
+def _changed(record: SkillRecord | None, cls: type[Skill]) -> bool:
+    if record is None:
+        return True
+    return (
+        record.description != cls.description
+        or record.examples != list(cls.examples)
+        or record.params_schema != cls.Params.model_json_schema()
+        or record.kind != cls.kind
+    )
+
+
+def dump_json(records: Iterable[SkillRecord]) -> str:
+    """Records as a JSON array (for ``--json``)."""
+    return json.dumps([r.model_dump(mode="json") for r in records], indent=1)
