@@ -23,13 +23,17 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from claw.envs.errors import ArtifactError, LibraryError, UnknownSkillError
 from claw.library.manifest import Artifact, Manifest, Metrics, Provenance, SkillRecord
 from claw.skills.base import Skill, skill_implementations, skill_names
+
+if TYPE_CHECKING:
+    from claw.library.embedding import Embedder
+    from claw.library.index import SearchHit, SkillIndex
 
 MANIFEST = "manifest.json"
 LOCK = ".lock"
@@ -112,11 +116,70 @@ class SkillLibrary:
             one's description, examples or parameters change).
     """
 
-    def __init__(self, root: str | os.PathLike[str] | None = None, register_builtins: bool = True):
+    def __init__(
+        self,
+        root: str | os.PathLike[str] | None = None,
+        register_builtins: bool = True,
+        embedder: Embedder | str | None = None,
+    ):
         self.root = Path(root) if root is not None else default_root()
         self.manifest_path = self.root / MANIFEST
+        self._embedder = embedder
+        self._index: SkillIndex | None = None
         if register_builtins:
             self.sync_builtins()
+
+    # -- retrieval -------------------------------------------------------------------------------
+
+    @property
+    def embedder(self) -> Embedder:
+        """The text embedder (``CLAW_EMBEDDER`` or the default unless one was given)."""
+        if self._embedder is None or isinstance(self._embedder, str):
+            from claw.library.embedding import make_embedder
+
+            self._embedder = make_embedder(self._embedder)
+        return self._embedder
+
+    def index(self) -> SkillIndex:
+        """The retrieval index, loaded or rebuilt so that it matches the manifest."""
+        from claw.library.index import SkillIndex
+
+        if self._index is None:
+            self._index = SkillIndex(self.root, self.embedder)
+        self._index.ensure(self.latest())
+        return self._index
+
+    def search(
+        self,
+        query: str,
+        k: int = 5,
+        kind: str | None = None,
+        tags: Iterable[str] = (),
+    ) -> list[SearchHit]:
+        """The ``k`` skills (latest versions) whose texts are closest to ``query``.
+
+        Args:
+            query: What a person or planner asked for, in words.
+            k: How many skills.
+            kind: Only ``controller`` or only ``policy`` skills.
+            tags: Only skills carrying all of these tags.
+        """
+        from claw.library.index import SearchHit
+
+        records = self.latest()
+        index = self.index()
+        wanted = set(tags)
+        allowed = None
+        if kind is not None or wanted:
+            allowed = {
+                r.key for r in records if (kind is None or r.kind == kind) and wanted <= set(r.tags)
+            }
+        by_key = {r.key: r for r in records}
+        vector = self.embedder.embed([query])[0]
+        return [
+            SearchHit(by_key[key], score, text)
+            for key, score, text in index.search_vector(vector, k, allowed)
+        ]
 
     # -- reading ---------------------------------------------------------------------------------
 

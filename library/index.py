@@ -1,0 +1,166 @@
+"""Retrieval: a FAISS index over the skills' texts, persisted beside the manifest.
+
+Each skill (latest version) contributes several rows — its name, description and example
+phrases — and a skill's score for a query is its best row's inner product (cosine: the
+embeddings are unit vectors). Small libraries use an exact flat index; past
+``APPROXIMATE_FROM`` rows an HNSW graph. The index is derived data: it is rebuilt whenever it is
+missing, unreadable, or was built from another manifest or another embedder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from claw.library.manifest import SkillRecord
+from claw.library.storage import atomic_write
+
+if TYPE_CHECKING:
+    import faiss
+
+    from claw.library.embedding import Embedder
+
+INDEX_FILE = "index.faiss"
+META_FILE = "index.json"
+APPROXIMATE_FROM = 20_000  # rows; above this an HNSW graph replaces the exact flat index
+HNSW_NEIGHBOURS = 32
+HNSW_EF_SEARCH = 128
+HNSW_EF_CONSTRUCTION = 80
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """A skill found for a query, its score (cosine, higher is closer) and the text matched."""
+
+    record: SkillRecord
+    score: float
+    matched: str
+
+
+def fingerprint(records: Sequence[SkillRecord], embedder_name: str) -> str:
+    """What an index was built from: the indexed records' texts and keys, and the embedder."""
+    digest = hashlib.sha256(embedder_name.encode())
+    for record in records:
+        digest.update(record.key.encode())
+        for text in record.texts():
+            digest.update(b"\0" + text.encode())
+    return digest.hexdigest()
+
+
+class SkillIndex:
+    """A FAISS index over skill records, saved as ``index.faiss`` + ``index.json`` in ``folder``."""
+
+    def __init__(self, folder: Path, embedder: Embedder) -> None:
+        self.folder = folder
+        self.embedder = embedder
+        self._index: faiss.Index | None = None
+        self._rows: list[tuple[str, str]] = []  # (record key, text) per row
+        self._fingerprint = ""
+
+    def ensure(self, records: Sequence[SkillRecord]) -> None:
+        """Load the saved index if it matches ``records`` and the embedder, else rebuild it."""
+        wanted = fingerprint(records, self.embedder.name)
+        if self._index is not None and self._fingerprint == wanted:
+            return
+        if not self._load(wanted):
+            self.build(records)
+
+    def _load(self, wanted: str) -> bool:
+        import faiss
+
+        try:
+            meta = json.loads((self.folder / META_FILE).read_text())
+            if meta.get("fingerprint") != wanted:
+                return False
+            index = faiss.read_index(str(self.folder / INDEX_FILE))
+        except (OSError, ValueError, RuntimeError):
+            return False  # missing, damaged or stale: rebuilt from the manifest
+        rows = [tuple(row) for row in meta.get("rows", [])]
+        if index.ntotal != len(rows) or index.d != self.embedder.dim:
+            return False
+        self._index, self._rows, self._fingerprint = index, rows, wanted  # type: ignore[assignment]
+        return True
+
+    def build(self, records: Sequence[SkillRecord]) -> None:
+        """Embed every record's texts, build the index, and save it atomically."""
+        import faiss
+
+        rows = [(record.key, text) for record in records for text in record.texts()]
+        vectors = np.ascontiguousarray(
+            self.embedder.embed([text for _, text in rows]), dtype=np.float32
+        ).reshape(len(rows), self.embedder.dim)
+        if len(rows) > APPROXIMATE_FROM:
+            index = faiss.IndexHNSWFlat(
+                self.embedder.dim, HNSW_NEIGHBOURS, faiss.METRIC_INNER_PRODUCT
+            )
+            index.hnsw.efConstruction = HNSW_EF_CONSTRUCTION
+            index.hnsw.efSearch = HNSW_EF_SEARCH
+        else:
+            index = faiss.IndexFlatIP(self.embedder.dim)
+        if rows:
+            index.add(vectors)
+        self._index, self._rows = index, rows
+        self._fingerprint = fingerprint(records, self.embedder.name)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        atomic_write(self.folder / INDEX_FILE, faiss.serialize_index(index).tobytes())
+        meta: dict[str, Any] = {
+            "fingerprint": self._fingerprint,
+            "embedder": self.embedder.name,
+            "kind": "hnsw" if len(rows) > APPROXIMATE_FROM else "flat",
+            "rows": rows,
+        }
+        atomic_write(self.folder / META_FILE, json.dumps(meta).encode())
+
+    @property
+    def kind(self) -> str:
+        return "hnsw" if len(self._rows) > APPROXIMATE_FROM else "flat"
+
+    def search_vector(
+        self, query: np.ndarray, k: int, allowed: set[str] | None = None
+    ) -> list[tuple[str, float, str]]:
+        """The ``k`` best record keys for an embedded query: (key, score, matched text).
+
+        Args:
+            query: A unit vector, shape (dim,).
+            k: How many distinct records to return.
+            allowed: Only these record keys (filters by kind or tags); ``None`` for all.
+        """
+        import faiss
+
+        assert self._index is not None, "call ensure() first"
+        if not self._rows or k <= 0:
+            return []
+        vector = np.ascontiguousarray(query, dtype=np.float32).reshape(1, -1)
+        params = None
+        if allowed is not None:
+            ids = np.array([i for i, (key, _) in enumerate(self._rows) if key in allowed], "int64")
+            if not len(ids):
+                return []
+            selector = faiss.IDSelectorBatch(ids)
+            params = (
+                faiss.SearchParametersHNSW(sel=selector, efSearch=HNSW_EF_SEARCH)
+                if self.kind == "hnsw"
+                else faiss.SearchParameters(sel=selector)
+            )
+        # Rows, not records, come back: fetch more than k so that k distinct records remain.
+        fetch = min(len(self._rows), max(4 * k, k + 16))
+        while True:
+            scores, ids = self._index.search(vector, fetch, params=params)
+            best: dict[str, tuple[float, str]] = {}
+            for score, i in zip(scores[0], ids[0], strict=True):
+                if i < 0:
+                    continue
+                key, text = self._rows[i]
+                if key not in best:
+                    best[key] = (float(score), text)
+            if len(best) >= k or fetch >= len(self._rows):
+                break
+            fetch = min(len(self._rows), fetch * 4)
+        ranked = sorted(best.items(), key=lambda item: -item[1][0])[:k]
+        return [(key, score, text) for key, (score, text) in ranked]
