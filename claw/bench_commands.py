@@ -1,0 +1,82 @@
+"""``claw bench env|skills``: speed and success figures."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from claw.output import errors, table
+
+bench_app = typer.Typer(help="Measure: the env's physics, the skills, the library.")
+
+
+@bench_app.command("env")
+def bench_env_command(
+    steps: Annotated[int, typer.Option(min=10, help="Env steps per timing run.")] = 2000,
+    scene: Annotated[str, typer.Option(help="Built-in scene name or YAML file.")] = "default",
+    seed: Annotated[int, typer.Option(help="Seed of the scene and the random actions.")] = 0,
+    repeats: Annotated[int, typer.Option(min=1, help="Timing runs; the best is kept.")] = 3,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Raw mj_step rate vs the physics rate inside env.step, their ratio, real-time factors."""
+    with errors(as_json):
+        from claw.envs.bench import bench_env, describe
+
+        result = bench_env(steps=steps, scene=scene, seed=seed, repeats=repeats)
+    if as_json:
+        print(result.model_dump_json())
+    else:
+        table("claw bench env", describe(result))
+
+
+@bench_app.command("skills")
+def bench_skills_command(
+    episodes: Annotated[int, typer.Option(min=1, help="Seeded episodes (scenes alternate).")] = 20,
+    seed: Annotated[int, typer.Option(help="Seed of the first episode.")] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Pick-and-place for every relation and pushes on seeded default and dense scenes."""
+    from rich.console import Console
+    from rich.progress import Progress
+    from rich.table import Table
+
+    from claw.skills.bench import bench_skills
+
+    console = Console(stderr=True)
+    with Progress(console=console, transient=True, disable=as_json) as bar:
+        task = bar.add_task("episodes", total=episodes)
+        result = bench_skills(
+            episodes, seed, progress=lambda done: bar.update(task, completed=done)
+        )
+    if as_json:
+        print(result.model_dump_json())
+        return
+    table = Table(title=f"claw bench skills: {episodes} episodes from seed {seed}")
+    for column in ("skill", "relation", "attempts", "success", "mean sim s", "real-time"):
+        table.add_column(column, justify="left" if column in ("skill", "relation") else "right")
+    for row in result.rows:
+        table.add_row(
+            row["skill"],
+            row["relation"],
+            str(row["attempts"]),
+            f"{100 * row['success_rate']:.1f} %",
+            f"{row['mean_sim_seconds']:.2f}",
+            f"{row['real_time_factor']:.1f}x",
+        )
+    out = Console()
+    out.print(table)
+    out.print(
+        f"pick-and-place real-time factor: {result.pick_place_real_time_factor}x "
+        f"(raw physics {result.raw_real_time_factor}x: control overhead "
+        f"{100 * result.control_overhead:.0f} %)"
+    )
+    if result.infeasible_draws:
+        drawn = ", ".join(f"{k}: {v}" for k, v in result.infeasible_draws.items())
+        out.print(f"episodes with no feasible task drawn: {drawn}")
+    for failure in result.failures:
+        out.print(
+            f"[red]failed[/red] TabletopEnv(scene={failure.scene!r}).reset(seed={failure.seed}); "
+            f"{failure.skill} {failure.args}: {failure.reason}"
+        )
+    out.print(f"{result.wall_seconds} s wall")
