@@ -80,3 +80,42 @@ def bench_skills_command(
             f"{failure.skill} {failure.args}: {failure.reason}"
         )
     out.print(f"{result.wall_seconds} s wall")
+
+
+@bench_app.command("library")
+def bench_library_command(
+    skills: Annotated[int, typer.Option(min=1, help="Synthetic skills in the library.")] = 10_000,
+    queries: Annotated[int, typer.Option(min=10, help="Queries timed.")] = 200,
+    embedder: Annotated[
+        str | None, typer.Option(help="minilm, hash or litellm:MODEL (default: CLAW_EMBEDDER).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Index build time, query latency (embedding and search apart) and memory."""
+    with errors(as_json):
+        from claw.library.bench import bench_library
+
+        result = bench_library(skills=skills, queries=queries, embedder=embedder)
+    if as_json:
+        print(result.model_dump_json())
+        return
+    table(
+        "claw bench library",
+        [
+            ("skills / indexed rows", f"{result.skills:,} / {result.rows:,} ({result.index_kind})"),
+            ("embedder", result.embedder),
+            (
+                "manifest write / load",
+                f"{result.manifest_write_seconds} s / {result.manifest_load_seconds} s",
+            ),
+            ("embedding every row", f"{result.embed_seconds} s"),
+            ("building the index", f"{result.index_build_seconds} s"),
+            ("index size", f"{result.index_bytes / 2**20:.1f} MiB"),
+            (
+                "query embedding p50 / p99",
+                f"{result.query_embed_ms_p50} / {result.query_embed_ms_p99} ms",
+            ),
+            ("search p50 / p99", f"{result.search_ms_p50} / {result.search_ms_p99} ms"),
+            ("peak memory (RSS)", f"{result.peak_rss_mb} MiB"),
+        ],
+    )

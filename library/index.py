@@ -87,14 +87,21 @@ class SkillIndex:
         self._index, self._rows, self._fingerprint = index, rows, wanted  # type: ignore[assignment]
         return True
 
-    def build(self, records: Sequence[SkillRecord]) -> None:
-        """Embed every record's texts, build the index, and save it atomically."""
+    def build(self, records: Sequence[SkillRecord], vectors: np.ndarray | None = None) -> None:
+        """Embed every record's texts (unless given), build the index, and save it atomically.
+
+        Args:
+            records: The records to index, each contributing ``record.texts()`` rows.
+            vectors: Their texts' embeddings, in that order, if already computed.
+        """
         import faiss
 
         rows = [(record.key, text) for record in records for text in record.texts()]
-        vectors = np.ascontiguousarray(
-            self.embedder.embed([text for _, text in rows]), dtype=np.float32
-        ).reshape(len(rows), self.embedder.dim)
+        if vectors is None:
+            vectors = self.embedder.embed([text for _, text in rows])
+        vectors = np.ascontiguousarray(vectors, dtype=np.float32).reshape(
+            len(rows), self.embedder.dim
+        )
         if len(rows) > APPROXIMATE_FROM:
             index = faiss.IndexHNSWFlat(
                 self.embedder.dim, HNSW_NEIGHBOURS, faiss.METRIC_INNER_PRODUCT
