@@ -68,7 +68,7 @@ def bench_skills_command(
     out.print(table)
     out.print(
         f"pick-and-place real-time factor: {result.pick_place_real_time_factor}x "
-        f"(raw physics {result.raw_real_time_factor}x: control overhead "
+        f"(its physics alone {result.physics_real_time_factor}x: control overhead "
         f"{100 * result.control_overhead:.0f} %)"
     )
     if result.infeasible_draws:

@@ -24,29 +24,30 @@ def _axes(poly: Array) -> Array:
 
 def polygons_overlap(a: Array, b: Array, tol: float = 0.0) -> bool:
     """True when two convex polygons overlap by more than ``tol`` along every separating axis."""
-    for axis in np.concatenate([_axes(a), _axes(b)]):
-        pa, pb = a @ axis, b @ axis
-        if pa.max() - tol <= pb.min() or pb.max() - tol <= pa.min():
-            return False
-    return True
+    axes = np.concatenate([_axes(a), _axes(b)])
+    pa, pb = a @ axes.T, b @ axes.T
+    return bool(
+        np.all(pa.max(axis=0) - tol > pb.min(axis=0))
+        and np.all(pb.max(axis=0) - tol > pa.min(axis=0))
+    )
 
 
-def _point_segment_distance(p: Array, s0: Array, s1: Array) -> float:
-    d = s1 - s0
-    t = float(np.clip(np.dot(p - s0, d) / max(float(np.dot(d, d)), 1e-18), 0.0, 1.0))
-    return float(np.linalg.norm(p - (s0 + t * d)))
+def _points_to_edges(points: Array, poly: Array) -> Array:
+    """Distances from each point (n x 2) to each edge of a polygon (m x 2): shape (n, m)."""
+    starts = poly
+    edges = np.roll(poly, -1, axis=0) - poly
+    rel = points[:, None, :] - starts[None, :, :]
+    lengths = np.maximum(np.einsum("ij,ij->i", edges, edges), 1e-18)
+    t = np.clip(np.einsum("nmj,mj->nm", rel, edges) / lengths, 0.0, 1.0)
+    closest = rel - t[..., None] * edges[None, :, :]
+    return np.sqrt(np.einsum("nmj,nmj->nm", closest, closest))
 
 
 def polygon_gap(a: Array, b: Array) -> float:
     """Shortest distance between two convex polygons; 0 when they touch or overlap."""
     if polygons_overlap(a, b):
         return 0.0
-    best = np.inf
-    for p, q in ((a, b), (b, a)):
-        for point in p:
-            for i in range(len(q)):
-                best = min(best, _point_segment_distance(point, q[i], q[(i + 1) % len(q)]))
-    return float(best)
+    return float(min(_points_to_edges(a, b).min(), _points_to_edges(b, a).min()))
 
 
 def point_in_polygon(point: Array, poly: Array, tol: float = 0.0) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
@@ -97,6 +98,8 @@ class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
         self._goal: list[Predicate] = parse_goal(goal or [])
         self._randomization: DomainRandomization | None = None
         self._noise = 0.0
+        self.physics_wall_seconds = 0.0
+        """Wall time spent inside ``mj_step`` so far (to tell physics from control overhead)."""
         self.step_callbacks: list[Callable[[TabletopEnv], None]] = []
         """Called after every advance of the physics, by ``step`` or ``actuate``."""
         self._objects: tuple[ObjectModel, ...] = ()
@@ -320,7 +323,9 @@ class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
         self._ee_target_stale = True
 
     def _advance(self, substeps: int) -> None:
+        tic = time.perf_counter()
         mujoco.mj_step(self.model, self.data, nstep=substeps)
+        self.physics_wall_seconds += time.perf_counter() - tic
         self._sync_viewer()
         for callback in self.step_callbacks:
             callback(self)

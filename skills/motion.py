@@ -1,6 +1,6 @@
 """Motion for controller skills: minimum-jerk paths of the tool point, IK, PD through actuators.
 
-A :class:`Claw` drives a :class:`~claw.envs.TabletopEnv` at 100 Hz: each control period it
+A :class:`Claw` drives a :class:`~claw.envs.TabletopEnv` at 50 Hz: each control period it
 interpolates a minimum-jerk path of the tool point (position and yaw, claw pointing down), solves
 the damped least-squares IK for the six joints, and hands the joint targets to the position
 actuators (the joints' PD loops). It watches contacts to know what the claw touched and whether
@@ -17,7 +17,7 @@ import numpy as np
 from claw.envs.robot import MAX_HALF_OPENING, PAD_CLEARANCE, down_rotation, tool_yaw
 from claw.envs.tabletop import TabletopEnv
 
-CONTROL_SUBSTEPS = 5  # physics steps per control period: 100 Hz at the 2 ms timestep
+CONTROL_SUBSTEPS = 10  # physics steps per control period: 50 Hz at the 2 ms timestep
 MAX_SPEED = 0.5  # m/s, peak tool-point speed along a path
 MAX_YAW_RATE = 2.5  # rad/s, peak yaw rate
 MIN_DURATION = 0.15  # s, shortest path
@@ -45,7 +45,7 @@ class Arrival:
 
 
 class Claw:
-    """The arm and claw of one env, driven through its actuators at 100 Hz."""
+    """The arm and claw of one env, driven through its actuators at 50 Hz."""
 
     def __init__(self, env: TabletopEnv) -> None:
         self.env = env

@@ -29,7 +29,14 @@ from claw.envs.predicates import (
     Predicate,
     evaluate,
 )
-from claw.envs.regions import PLACE_X, PLACE_Y, in_reach, region_anchor, resolve_region
+from claw.envs.regions import (
+    PLACE_X,
+    PLACE_Y,
+    REACH_MIN_X,
+    REACH_RADIUS,
+    region_anchor,
+    resolve_region,
+)
 from claw.envs.state import ObjectState, WorldState, yaw_rotation
 
 Array = NDArray[np.float64]
@@ -232,7 +239,10 @@ def _clear(task: _Task, yaw: float, obstacles: list[ObjectState], clearance: flo
         ex, ey = abs(c) * hx + abs(s) * hy, abs(s) * hx + abs(c) * hy
         keep = (pts[:, 0] >= PLACE_X[0] + ex) & (pts[:, 0] <= PLACE_X[1] - ex)
         keep &= (pts[:, 1] >= PLACE_Y[0] + ey) & (pts[:, 1] <= PLACE_Y[1] - ey)
-        keep &= np.array([in_reach(float(x), float(y)) for x, y in pts], dtype=bool)
+        radius = np.hypot(pts[:, 0], pts[:, 1])
+        keep &= (
+            (pts[:, 0] >= REACH_MIN_X) & (radius >= REACH_RADIUS[0]) & (radius <= REACH_RADIUS[1])
+        )
         pts = pts[keep]
     body = _body(task, yaw)
     finger = geometry.rect_corners(0.0, 0.0, yaw, FINGER_LENGTH / 2, FINGER_THICKNESS / 2)

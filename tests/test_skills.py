@@ -187,7 +187,7 @@ def test_skills_act_only_through_the_actuators(clear_env: TabletopEnv) -> None:
     finally:
         env.step_callbacks.remove(witness)
     witness.check(env)  # nothing written after the last step either
-    assert witness.periods > 1000
+    assert witness.periods > 500  # every 50 Hz control period of four skills was witnessed
     assert witness.mismatches == []
 
 
