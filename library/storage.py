@@ -175,10 +175,9 @@ class SkillLibrary:
                 r.key for r in records if (kind is None or r.kind == kind) and wanted <= set(r.tags)
             }
         by_key = {r.key: r for r in records}
-        vector = self.embedder.embed([query])[0]
         return [
             SearchHit(by_key[key], score, text)
-            for key, score, text in index.search_vector(vector, k, allowed)
+            for key, score, text in index.search(query, k, allowed)
         ]
 
     # -- reading ---------------------------------------------------------------------------------

@@ -45,7 +45,15 @@ class MoveTo(Skill):
     name = "move_to"
     description = "Move the gripper's tool point to a position (x, y, z), claw pointing down."
     Params = MoveToParams
-    examples = ("move the gripper to x 0.5 y 0 z 0.2", "go to this position", "hover over there")
+    examples = (
+        "move the gripper to x 0.5 y 0 z 0.2",
+        "go to this position",
+        "hover over there",
+        "position the claw at these coordinates",
+        "bring the hand to a point above the table",
+        "raise the gripper to 20 cm",
+        "lower the claw",
+    )
 
     def preconditions(self, env: TabletopEnv, params: SkillParams) -> list[str]:
         assert isinstance(params, MoveToParams)
@@ -78,7 +86,15 @@ class MoveTo(Skill):
 class OpenGripper(Skill):
     name = "open_gripper"
     description = "Open the claw's fingers fully, releasing whatever they hold."
-    examples = ("open the gripper", "release", "let go", "open the claw")
+    examples = (
+        "open the gripper",
+        "release",
+        "let go",
+        "open the claw",
+        "spread the fingers",
+        "unclench the claw",
+        "loosen the grip",
+    )
 
     def execute(self, env: TabletopEnv, params: SkillParams) -> SkillResult:
         claw = Claw(env)
@@ -93,7 +109,15 @@ class OpenGripper(Skill):
 class CloseGripper(Skill):
     name = "close_gripper"
     description = "Close the claw's fingers until they stop, on an object or on each other."
-    examples = ("close the gripper", "grip", "squeeze", "close the claw")
+    examples = (
+        "close the gripper",
+        "grip",
+        "squeeze",
+        "close the claw",
+        "clamp the fingers shut",
+        "pinch",
+        "tighten the grip",
+    )
 
     def execute(self, env: TabletopEnv, params: SkillParams) -> SkillResult:
         claw = Claw(env)
@@ -106,7 +130,16 @@ class CloseGripper(Skill):
 class Home(Skill):
     name = "home"
     description = "Return the arm to its rest pose above the table, claw pointing down."
-    examples = ("go home", "return to the start position", "reset the arm", "move out of the way")
+    examples = (
+        "go home",
+        "return to the start position",
+        "reset the arm",
+        "move out of the way",
+        "go back to the rest pose",
+        "park the arm",
+        "retract the arm",
+        "back to the initial position",
+    )
 
     def execute(self, env: TabletopEnv, params: SkillParams) -> SkillResult:
         claw = Claw(env)

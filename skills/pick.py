@@ -99,7 +99,18 @@ class Pick(Skill):
         "two fingers, and lift it off the table."
     )
     Params = PickParams
-    examples = ("pick up the red block", "grab the cube", "lift the green block", "take it")
+    examples = (
+        "pick up the red block",
+        "grab the cube",
+        "lift the green block",
+        "take it",
+        "grasp the block",
+        "seize the cube",
+        "get the block off the table",
+        "raise the cube up",
+        "hold the block in the claw",
+        "collect the cube",
+    )
 
     def preconditions(self, env: TabletopEnv, params: SkillParams) -> list[str]:
         assert isinstance(params, PickParams)

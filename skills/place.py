@@ -51,6 +51,14 @@ class Place(Skill):
         "drop it in the box",
         "set it next to the green cube",
         "place it in the far left corner",
+        "put it down",
+        "set it down beside the box",
+        "stack it on top of the block",
+        "lay it in the bin",
+        "deposit it in the container",
+        "position it to the left of the cube",
+        "leave it behind the box",
+        "rest it on the block",
     )
 
     def check_names(self, object_names: list[str], params: SkillParams) -> list[ClawError]:

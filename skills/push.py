@@ -135,7 +135,16 @@ class Push(Skill):
         "sliding it with the closed claw without lifting it."
     )
     Params = PushParams
-    examples = ("push the red block to the left", "slide the cube 10 cm forward", "nudge it right")
+    examples = (
+        "push the red block to the left",
+        "slide the cube 10 cm forward",
+        "nudge it right",
+        "shove the block",
+        "drag it along the table",
+        "slide it away from you without lifting it",
+        "sweep the cube toward the robot",
+        "bump the block a little further",
+    )
 
     def preconditions(self, env: TabletopEnv, params: SkillParams) -> list[str]:
         assert isinstance(params, PushParams)
