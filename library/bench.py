@@ -37,9 +37,6 @@ VERBS = (
     "carry",
 )
 OBJECTS = (
-    "block",
-    "box",
-    "cube",
     "cup",
     "lid",
     "drawer",
@@ -56,7 +53,7 @@ OBJECTS = (
     "plate",
     "tool",
 )
-COLORS = ("red", "green", "blue", "yellow", "orange", "purple", "pink", "cyan", "brown", "gray")
+MATERIALS = ("wooden", "metal", "plastic", "glass", "rubber", "paper")
 MANNERS = (
     "carefully",
     "quickly",
@@ -96,14 +93,14 @@ def synthetic_records(n: int, seed: int = 0) -> list[SkillRecord]:
     records = []
     for i in range(n):
         verb, obj = str(rng.choice(VERBS)), str(rng.choice(OBJECTS))
-        color, manner = str(rng.choice(COLORS)), str(rng.choice(MANNERS))
+        material, manner = str(rng.choice(MATERIALS)), str(rng.choice(MANNERS))
         records.append(
             SkillRecord(
                 name=f"{verb}_{obj}_{i}",
                 version=1,
                 kind="policy" if i % 3 else "controller",
                 implementation="claw.skills.synthetic:Synthetic",
-                description=f"{verb.capitalize()} the {color} {obj} {manner}.",
+                description=f"{verb.capitalize()} the {material} {obj} {manner}.",
                 examples=[f"{verb} a {obj}", f"{manner} {verb} the {obj}"],
                 tags=[verb, obj],
             )
@@ -145,7 +142,7 @@ def bench_library(
 
         rng = np.random.default_rng(1)
         asks = [
-            f"{rng.choice(VERBS)} the {rng.choice(COLORS)} {rng.choice(OBJECTS)}"
+            f"{rng.choice(VERBS)} the {rng.choice(MATERIALS)} {rng.choice(OBJECTS)}"
             for _ in range(queries)
         ]
         embed_times, search_times = [], []
