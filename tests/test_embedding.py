@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import types
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -19,6 +20,8 @@ from claw.library.embedding import (
     make_embedder,
     retrieval_text,
 )
+from claw.library.storage import SkillLibrary
+from claw.skills import skill_names
 
 TEXTS = ["grab the cube", "Return the arm to its rest pose.", "", "déjà vu 北京 ✓", "x " * 400]
 
@@ -131,18 +134,18 @@ def test_retrieval_text_masks_scene_arguments_only() -> None:
     assert retrieval_text("move to x 0.5 y 0 z 0.2") == "move to x 0.5 y 0 z 0.2"
 
 
-def test_default_embedder_retrieves_the_paraphrased_skills(minilm: MiniLMEmbedder) -> None:
-    pairs = load_paraphrases()
-    owners, texts = skill_entries()
-    names = sorted(set(owners))
-    assert len(pairs) >= 40 and {skill for _, skill in pairs} == set(names)
-    queries = minilm.embed([retrieval_text(q) for q, _ in pairs])
-    scores = queries @ minilm.embed([retrieval_text(t) for t in texts]).T
-    pooled = np.stack([scores[:, [o == n for o in owners]].max(axis=1) for n in names], axis=1)
-    ranks = [
-        list(np.argsort(-pooled[i], kind="stable")).index(names.index(skill)) + 1
-        for i, (_, skill) in enumerate(pairs)
-    ]
+@pytest.mark.parametrize("section", ["paraphrases", "holdout"])
+def test_library_search_retrieves_the_paraphrased_skills(
+    tmp_path: Path, minilm: MiniLMEmbedder, section: str
+) -> None:
+    """The product path: SkillLibrary.search with the default embedder on the paraphrase sets."""
+    library = SkillLibrary(tmp_path, embedder=minilm)
+    pairs = load_paraphrases(section=section)
+    assert len(pairs) >= 30 and {skill for _, skill in pairs} == set(skill_names())
+    ranks = []
+    for request, skill in pairs:
+        found = [hit.record.name for hit in library.search(request, k=5)]
+        ranks.append(found.index(skill) + 1 if skill in found else 99)
     top1 = np.mean(np.array(ranks) == 1)
     top5 = np.mean(np.array(ranks) <= 5)
     assert top5 >= 0.95 and top1 >= 0.8, f"recall@5 {top5:.3f}, top-1 {top1:.3f}"
