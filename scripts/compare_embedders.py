@@ -15,6 +15,7 @@ import argparse
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 
@@ -74,6 +75,28 @@ def retrieval(
         ranks.append(order.index(expected) + 1)
         if order[0] != expected:
             misses.append(f"{query!r}: {order[0]} (want {expected}, rank {ranks[-1]})")
+    r = np.array(ranks)
+    return {
+        "r1": float(np.mean(r <= 1)),
+        "r3": float(np.mean(r <= 3)),
+        "r5": float(np.mean(r <= 5)),
+        "mrr": float(np.mean(1.0 / r)),
+        "misses": misses,
+    }
+
+
+def library_retrieval(embedder: Embedder, pairs: Sequence[tuple[str, str]]) -> dict[str, object]:
+    """The same figures through the product path: ``SkillLibrary.search`` (masking, pooling)."""
+    from claw.library.storage import SkillLibrary
+
+    with tempfile.TemporaryDirectory() as folder:
+        library = SkillLibrary(folder, embedder=embedder)
+        ranks, misses = [], []
+        for query, expected in pairs:
+            order = [hit.record.name for hit in library.search(query, k=10)]
+            ranks.append(order.index(expected) + 1 if expected in order else 99)
+            if order[0] != expected:
+                misses.append(f"{query!r}: {order[0]} (want {expected}, rank {ranks[-1]})")
     r = np.array(ranks)
     return {
         "r1": float(np.mean(r <= 1)),
@@ -193,9 +216,12 @@ def main() -> None:
         embedder = factories[spec]() if spec in factories else make_embedder(spec)
         if not spec.endswith("-mt"):
             for set_name, pairs in sets.items():
-                for mask in (False, True):
-                    found = retrieval(embedder, pairs, skills, texts, mask)
-                    label = f"{spec} {set_name}{' masked' if mask else ''}"
+                for mode in ("raw", "masked", "library"):
+                    if mode == "library":
+                        found = library_retrieval(embedder, pairs)
+                    else:
+                        found = retrieval(embedder, pairs, skills, texts, mode == "masked")
+                    label = f"{spec} {set_name} {mode}"
                     accuracy.append((label, found))
                     for miss in found["misses"] if args.misses else []:  # type: ignore[attr-defined]
                         print(f"  {label} miss {miss}")
