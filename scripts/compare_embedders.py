@@ -50,6 +50,18 @@ def skill_entries(raw_names: bool = False) -> tuple[list[str], list[str]]:
     return skills, texts
 
 
+def summary(ranks: list[int], misses: list[str]) -> dict[str, object]:
+    """Recall at 1, 3 and 5, mean reciprocal rank, and the rank-1 misses."""
+    r = np.array(ranks)
+    return {
+        "r1": float(np.mean(r <= 1)),
+        "r3": float(np.mean(r <= 3)),
+        "r5": float(np.mean(r <= 5)),
+        "mrr": float(np.mean(1.0 / r)),
+        "misses": misses,
+    }
+
+
 def retrieval(
     embedder: Embedder,
     pairs: Sequence[tuple[str, str]],
@@ -75,14 +87,7 @@ def retrieval(
         ranks.append(order.index(expected) + 1)
         if order[0] != expected:
             misses.append(f"{query!r}: {order[0]} (want {expected}, rank {ranks[-1]})")
-    r = np.array(ranks)
-    return {
-        "r1": float(np.mean(r <= 1)),
-        "r3": float(np.mean(r <= 3)),
-        "r5": float(np.mean(r <= 5)),
-        "mrr": float(np.mean(1.0 / r)),
-        "misses": misses,
-    }
+    return summary(ranks, misses)
 
 
 def library_retrieval(embedder: Embedder, pairs: Sequence[tuple[str, str]]) -> dict[str, object]:
@@ -97,14 +102,7 @@ def library_retrieval(embedder: Embedder, pairs: Sequence[tuple[str, str]]) -> d
             ranks.append(order.index(expected) + 1 if expected in order else 99)
             if order[0] != expected:
                 misses.append(f"{query!r}: {order[0]} (want {expected}, rank {ranks[-1]})")
-    r = np.array(ranks)
-    return {
-        "r1": float(np.mean(r <= 1)),
-        "r3": float(np.mean(r <= 3)),
-        "r5": float(np.mean(r <= 5)),
-        "mrr": float(np.mean(1.0 / r)),
-        "misses": misses,
-    }
+    return summary(ranks, misses)
 
 
 def best_wall(argv: list[str], repeats: int) -> tuple[float, float]:
