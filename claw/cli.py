@@ -6,9 +6,12 @@ unavailable.
 
 from __future__ import annotations
 
+import sys
+
 import typer
 
 from claw.bench_commands import bench_app
+from claw.run_command import run
 from claw.scene_commands import scene_app
 from claw.skills_commands import skills_app
 
@@ -22,8 +25,14 @@ app = typer.Typer(
 app.add_typer(bench_app, name="bench")
 app.add_typer(scene_app, name="scene")
 app.add_typer(skills_app, name="skills")
+app.command("run")(run)
+
+COMMANDS = ("run", "bench", "scene", "skills")
 
 
 def main() -> None:
-    """Entry point of the ``claw`` console script."""
+    """Entry point of the ``claw`` console script: ``claw "INSTRUCTION"`` means ``claw run``."""
+    args = sys.argv[1:]
+    if args and not args[0].startswith("-") and args[0] not in COMMANDS:
+        sys.argv.insert(1, "run")
     app()

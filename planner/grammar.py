@@ -1,0 +1,322 @@
+"""Reading instructions: a small grammar with synonyms, from words to goal predicates.
+
+An instruction is one or more clauses joined by "and", "then", commas or full stops. Each clause
+is a verb phrase: ``VERB OBJECTS [RELATION TARGET]`` (put, place, move, set, drop, stick, stack,
+...), ``pick up OBJECTS``, or ``push OBJECT [DISTANCE] DIRECTION [DISTANCE]``. Noun phrases name
+objects by colour and type ("the red block", "the blue bin", "the green one"), all objects of a
+type ("all the blocks"), or a table region ("the far left corner"). What cannot be read is
+``unparseable``; what reads but no skill can do is ``unsupported``; a colour and type absent
+from the scene is ``unknown_object`` — all before anything moves.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from claw.envs.errors import ClawError, PredicateError, UnknownObjectError
+from claw.envs.objects import COLORS
+from claw.envs.regions import resolve_region
+
+
+class UnparseableError(ClawError, ValueError):
+    """No request could be read from the instruction."""
+
+    kind = "unparseable"
+
+
+class UnsupportedError(ClawError, ValueError):
+    """A request that no registered skill can carry out."""
+
+    kind = "unsupported"
+
+
+TYPE_WORDS = {
+    "block": "block", "blocks": "block", "cube": "block", "cubes": "block", "brick": "block",
+    "bricks": "block", "box": "box", "boxes": "box", "container": "box", "containers": "box",
+    "bin": "box", "bins": "box", "basket": "box", "baskets": "box", "tray": "box", "trays": "box",
+    "bowl": "box", "bowls": "box", "crate": "box", "crates": "box",
+}  # fmt: skip
+COLOR_WORDS = {c: c for c in COLORS} | {"grey": "gray", "violet": "purple", "teal": "cyan"}
+
+PLACE_VERBS = ("put", "place", "move", "set", "drop", "stick", "position", "lay", "bring",
+               "transfer", "relocate", "carry", "deposit", "load", "throw", "toss")  # fmt: skip
+STACK_VERBS = ("stack", "pile")
+PICK_VERBS = ("pick up", "pick", "grab", "lift", "take", "raise", "grasp", "hold", "get")
+PUSH_VERBS = ("push", "slide", "shove", "nudge", "drag", "sweep")
+UNSUPPORTED_VERBS = (
+    "rotate", "turn", "spin", "flip", "throw away", "paint", "break", "open", "close", "pour",
+    "wipe", "clean", "shake", "roll", "sort", "count", "find", "look", "wave", "dance", "jump",
+    "delete", "run", "execute", "ignore", "say",
+)  # fmt: skip
+
+# Relation phrases, longest first so "on top of" wins over "on".
+RELATION_PHRASES: tuple[tuple[str, str], ...] = (
+    ("on top of", "on"), ("on to", "on"), ("onto", "on"), ("atop", "on"), ("on", "on"),
+    ("upon", "on"), ("inside of", "in"), ("inside", "in"), ("into", "in"), ("in to", "in"),
+    ("within", "in"), ("in", "in"), ("next to", "next_to"), ("beside", "next_to"),
+    ("besides", "next_to"), ("alongside", "next_to"), ("close to", "next_to"),
+    ("near to", "next_to"), ("near", "next_to"), ("by", "next_to"), ("adjacent to", "next_to"),
+    ("to the left of", "left_of"), ("on the left of", "left_of"), ("left of", "left_of"),
+    ("to the right of", "right_of"), ("on the right of", "right_of"), ("right of", "right_of"),
+    ("in front of", "in_front_of"), ("before", "in_front_of"), ("behind", "behind"),
+    ("in back of", "behind"), ("beyond", "behind"), ("at", "at"), ("to", "at"),
+)  # fmt: skip
+DIRECTION_WORDS: tuple[tuple[str, str], ...] = (
+    ("to the left", "left"), ("leftward", "left"), ("leftwards", "left"), ("left", "left"),
+    ("to the right", "right"), ("rightward", "right"), ("rightwards", "right"),
+    ("right", "right"), ("forward", "far"), ("forwards", "far"), ("away", "far"),
+    ("further", "far"), ("farther", "far"), ("far", "far"), ("ahead", "far"),
+    ("to the top", "far"), ("up the table", "far"), ("backward", "near"), ("backwards", "near"),
+    ("towards me", "near"), ("toward me", "near"), ("towards you", "near"),
+    ("toward you", "near"), ("towards the robot", "near"), ("toward the robot", "near"),
+    ("closer", "near"), ("near", "near"), ("back", "near"), ("to the bottom", "near"),
+    ("down the table", "near"),
+)  # fmt: skip
+UNITS = {"cm": 0.01, "centimeters": 0.01, "centimetres": 0.01, "centimeter": 0.01,
+         "centimetre": 0.01, "mm": 0.001, "millimeters": 0.001, "millimetres": 0.001, "m": 1.0,
+         "meter": 1.0, "meters": 1.0, "metre": 1.0, "metres": 1.0, "inch": 0.0254,
+         "inches": 0.0254}  # fmt: skip
+NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+                "eight": 8, "nine": 9, "ten": 10, "fifteen": 15, "twenty": 20, "a": 1}  # fmt: skip
+DEFAULT_PUSH = 0.10  # m, "push it left" without a distance
+SMALL_PUSH = 0.05  # m, "a bit", "slightly", "a little"
+
+_CLAUSE_SPLIT = re.compile(r"\s*(?:[.;!?]+|,?\s+and then\s+|,?\s+then\s+|,\s*and\s+|,)\s*")
+_ARTICLES = {"the", "a", "an", "that", "this", "those", "these", "its", "of"}
+_FILLER = re.compile(
+    r"^(?:please\s+|can you\s+|could you\s+|would you\s+|i want you to\s+|go and\s+|now\s+|"
+    r"kindly\s+|robot,?\s+|claw,?\s+)+"
+)
+
+
+@dataclass(frozen=True)
+class NounPhrase:
+    """Objects named in an instruction, before they are matched to the scene."""
+
+    color: str | None
+    type: str | None
+    every: bool = False  # "all the blocks", "the blocks", "each block"
+    pronoun: bool = False  # "it", "them"
+    matching: bool = False  # "the boxes with matching colors"
+    text: str = ""
+
+
+@dataclass
+class Request:
+    """One clause read from an instruction."""
+
+    action: str  # place | stack | pick | push
+    objects: list[NounPhrase] = field(default_factory=list)
+    relation: str | None = None
+    target: NounPhrase | None = None
+    region: str | None = None
+    direction: str | None = None
+    distance: float | None = None
+    text: str = ""
+
+
+def normalise(instruction: str) -> str:
+    """Lower case, plain spaces, no quotes; punctuation kept where it separates clauses."""
+    text = instruction.lower().replace("’", "'").replace("_", " ")
+    text = re.sub(r"[\"“”]", " ", text)
+    text = re.sub(r"\bcentre\b", "center", text)
+    text = re.sub(r"(\d)\s*(cm|mm|m)\b", r"\1 \2", text)
+    return " ".join(text.split())
+
+
+def split_clauses(text: str) -> list[str]:
+    """Clauses joined by punctuation, "then", or "and" before a new verb."""
+    parts = [p.strip() for p in _CLAUSE_SPLIT.split(text) if p and p.strip()]
+    verbs = PLACE_VERBS + STACK_VERBS + PICK_VERBS + PUSH_VERBS + UNSUPPORTED_VERBS
+    pattern = re.compile(r"\s+and\s+(?=(?:" + "|".join(re.escape(v) for v in verbs) + r")\b)")
+    clauses: list[str] = []
+    for part in parts:
+        clauses.extend(c.strip() for c in pattern.split(part) if c.strip())
+    return clauses
+
+
+def parse_noun(words: str) -> NounPhrase:
+    """A noun phrase: "the red block", "all the blocks", "it", "the green one"."""
+    text = words.strip()
+    tokens = [t for t in re.split(r"[\s,]+", text) if t]
+    if tokens in (["it"], ["them"], ["that"], ["this"], ["this", "one"], ["that", "one"]):
+        return NounPhrase(None, None, pronoun=True, text=text)
+    every = bool(tokens) and tokens[0] in ("all", "every", "each", "both")
+    color = next((COLOR_WORDS[t] for t in tokens if t in COLOR_WORDS), None)
+    types = [t for t in tokens if t in TYPE_WORDS]
+    kind = TYPE_WORDS[types[-1]] if types else None
+    plural = bool(types) and types[-1].endswith("s") and types[-1] not in ("box",)
+    if types and types[-1] == "boxes":
+        plural = True
+    matching = "matching" in tokens or "same color" in text or "same colour" in text
+    known = set(COLOR_WORDS) | set(TYPE_WORDS) | _ARTICLES | {
+        "all", "every", "each", "both", "one", "ones", "with", "matching", "colors", "colours",
+        "color", "colour", "same", "other", "table", "their", "corresponding", "object",
+        "objects", "thing", "things", "small", "big", "little",
+    }  # fmt: skip
+    stray = [t for t in tokens if t not in known]
+    if stray or (color is None and kind is None and not every):
+        raise UnparseableError(f"cannot read {text!r} as objects of the scene")
+    if kind is None and tokens and tokens[-1] in ("objects", "things"):
+        every = every or tokens[0] == "all"
+    return NounPhrase(color, kind, every=every or plural, matching=matching, text=text)
+
+
+def _strip_filler(clause: str) -> str:
+    return _FILLER.sub("", clause).strip()
+
+
+def _find_relation(rest: str) -> tuple[str, str, str] | None:
+    """(objects text, relation, target text) for the first relation phrase in ``rest``."""
+    best: tuple[int, int, str] | None = None
+    for phrase, relation in RELATION_PHRASES:
+        for match in re.finditer(rf"(?:^|\s){re.escape(phrase)}(?:\s|$)", rest):
+            start, end = match.start(), match.end()
+            key = (start, -len(phrase))
+            if best is None or key < (best[0], -(best[1] - best[0])):
+                best = (start, end, relation)
+            break
+    if best is None:
+        return None
+    start, end, relation = best
+    return rest[:start].strip(), relation, rest[end:].strip()
+
+
+def _region_of(text: str) -> str | None:
+    """The table region a target phrase names, if it names one."""
+    words = re.sub(r"\b(?:of|on|the)\s+(?:the\s+)?table\b", "", text)
+    words = re.sub(r"\b(?:the|of|table|area|part|edge)\b", " ", words)
+    words = " ".join(words.split())
+    if not words or not re.search(
+        r"\b(?:left|right|far|near|top|bottom|center|middle|side|corner)\b", words
+    ):
+        return None
+    try:
+        return resolve_region(words)
+    except PredicateError:
+        return None
+
+
+def _parse_distance(text: str) -> tuple[float | None, str]:
+    match = re.search(
+        r"(\d+(?:\.\d+)?|" + "|".join(NUMBER_WORDS) + r")\s+(" + "|".join(UNITS) + r")\b", text
+    )
+    if match:
+        raw = match.group(1)
+        value = float(raw) if raw[0].isdigit() else float(NUMBER_WORDS[raw])
+        return value * UNITS[match.group(2)], (text[: match.start()] + text[match.end() :]).strip()
+    small = re.search(r"\b(?:a (?:little )?bit|slightly|a little|a touch)\b", text)
+    if small:
+        return SMALL_PUSH, (text[: small.start()] + text[small.end() :]).strip()
+    return None, text
+
+
+def parse_clause(clause: str) -> Request:
+    """One verb phrase to a ``Request``."""
+    text = _strip_filler(clause)
+    for verb in UNSUPPORTED_VERBS:
+        if re.match(rf"{re.escape(verb)}\b", text):
+            raise UnsupportedError(
+                f"{verb!r} is not something the claw can do; it can pick, place, stack and push"
+            )
+    for verb in PUSH_VERBS:
+        if re.match(rf"{verb}\b", text):
+            return _parse_push(text[len(verb) :].strip(), clause)
+    for verb in PICK_VERBS:
+        if re.match(rf"{verb}\b", text):
+            rest = re.sub(r"^up\b", "", text[len(verb) :].strip()).strip()
+            rest = re.sub(r"\s+up$", "", rest)
+            if _find_relation(rest) is not None and verb != "pick up":
+                return _parse_place(rest, clause, "place")  # "take the red block to the box"
+            return Request("pick", objects=[parse_noun(rest)], text=clause)
+    for verb in STACK_VERBS:
+        if re.match(rf"{verb}\b", text):
+            return _parse_place(text[len(verb) :].strip(), clause, "stack")
+    for verb in PLACE_VERBS:
+        if re.match(rf"{verb}\b", text):
+            return _parse_place(text[len(verb) :].strip(), clause, "place")
+    raise UnparseableError(
+        f"cannot read {clause!r}: start with put, place, move, stack, pick up or push"
+    )
+
+
+def _parse_place(rest: str, clause: str, action: str) -> Request:
+    rest = re.sub(r"\s+(?:up|down)\b(?=\s|$)", "", " " + rest).strip()
+    found = _find_relation(rest)
+    if found is None:
+        if action == "stack":
+            return Request("stack", objects=_noun_list(rest), text=clause)
+        raise UnparseableError(f"cannot read where to put things in {clause!r}")
+    objects_text, relation, target_text = found
+    if action == "stack" and relation in ("at", "in"):
+        relation = relation if relation == "in" else "on"
+    objects = _noun_list(objects_text) if objects_text else [NounPhrase(None, None, pronoun=True)]
+    region = _region_of(target_text) if relation in ("at", "in", "on", "next_to") else None
+    if region is not None:
+        return Request("place" if action != "stack" else "stack", objects=objects, relation="at",
+                       region=region, text=clause)  # fmt: skip
+    if relation == "at":
+        relation = "next_to" if target_text.startswith(("the", "a ")) else relation
+        if relation == "at":
+            raise UnparseableError(f"cannot read {target_text!r} as a place on the table")
+    if action == "stack":
+        relation = "on"
+    return Request(action, objects=objects, relation=relation, target=parse_noun(target_text),
+                   text=clause)  # fmt: skip
+
+
+def _noun_list(text: str) -> list[NounPhrase]:
+    parts = [p for p in re.split(r"\s*(?:,|\band\b|&)\s*", text) if p.strip()]
+    if not parts:
+        raise UnparseableError(f"cannot read objects in {text!r}")
+    nouns = [parse_noun(p) for p in parts]
+    # "the red and blue blocks": colours share the last type word
+    kind = nouns[-1].type
+    return [NounPhrase(n.color, n.type or kind, n.every and n.type is not None, n.pronoun,
+                       n.matching, n.text) for n in nouns]  # fmt: skip
+
+
+def _parse_push(rest: str, clause: str) -> Request:
+    distance, rest = _parse_distance(rest)
+    direction = None
+    for phrase, name in DIRECTION_WORDS:
+        match = re.search(
+            rf"(?:^|\s)(?:to\s+the\s+|towards\s+the\s+|toward\s+the\s+)?{re.escape(phrase)}(?:\s|$)",
+            rest,
+        )
+        if match:
+            direction = name
+            rest = (rest[: match.start()] + " " + rest[match.end() :]).strip()
+            break
+    if direction is None:
+        raise UnparseableError(
+            f"cannot read which way to push in {clause!r}: say left, right, forward or back"
+        )
+    distance, rest = (distance, rest) if distance is not None else _parse_distance(rest)
+    rest = re.sub(r"\b(?:by|about|around|roughly|some)\b", " ", rest)
+    rest = " ".join(rest.split())
+    obj = parse_noun(rest) if rest else NounPhrase(None, None, pronoun=True)
+    distance = distance if distance is not None else DEFAULT_PUSH
+    return Request("push", objects=[obj], direction=direction, distance=distance, text=clause)
+
+
+def parse_instruction(instruction: str) -> list[Request]:
+    """The requests in an instruction, in order.
+
+    Raises:
+        UnparseableError: empty, or a clause that cannot be read.
+        UnsupportedError: a clause asking for something no skill does.
+    """
+    text = normalise(instruction)
+    if not re.search(r"[a-z]", text):
+        raise UnparseableError(
+            "the instruction is empty; say what to do, e.g. 'put the red block in the blue box'"
+        )
+    return [parse_clause(clause) for clause in split_clauses(text)]
+
+
+def missing_object_error(noun: NounPhrase, names: list[str]) -> UnknownObjectError:
+    """The error for a noun phrase that matches no object of the scene."""
+    what = " ".join(w for w in (noun.color, noun.type) if w) or noun.text
+    return UnknownObjectError(f"there is no {what} in the scene; objects: {', '.join(names)}")
