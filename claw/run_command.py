@@ -64,7 +64,16 @@ def run(
     ],
     scene: Annotated[str, typer.Option(help="Built-in scene name or YAML file.")] = "default",
     seed: Annotated[int, typer.Option(help="Seed of the scene's sampled poses.")] = 0,
-    planner: Annotated[str, typer.Option(help="'offline' (default) or an LLM model.")] = "offline",
+    planner: Annotated[
+        str | None, typer.Option(help="'offline' (default) or a litellm model ($CLAW_MODEL).")
+    ] = None,
+    fallback: Annotated[
+        str | None, typer.Option(help="'offline': plan offline if the model is unavailable.")
+    ] = None,
+    api_base: Annotated[
+        str | None, typer.Option(help="An OpenAI-compatible endpoint ($CLAW_API_BASE).")
+    ] = None,
+    timeout: Annotated[float, typer.Option(min=0.1, help="Seconds per LLM call.")] = 30.0,
     max_replans: Annotated[int, typer.Option(min=0, help="Replans allowed after failures.")] = 3,
     video: Annotated[
         Path | None, typer.Option(help="Record the run to FILE.mp4 or FILE.gif.")
@@ -79,7 +88,10 @@ def run(
     result = RunResult(instruction=instruction, success=False)
     view = None if as_json else LiveView()
     try:
-        result = _run(instruction, scene, seed, planner, max_replans, video, viewer, prefer, view)
+        from claw.planner.llm import make_planner
+
+        chosen = make_planner(planner, fallback, api_base, timeout)
+        result = _run(instruction, scene, seed, chosen, max_replans, video, viewer, prefer, view)
     except (ValueError, RuntimeError) as exc:  # invalid scene, video path, no display
         kind = getattr(exc, "kind", "invalid_input")
         result.error = {"kind": kind, "message": str(exc).splitlines()[0]}
@@ -97,7 +109,7 @@ def _run(
     instruction: str,
     scene: str,
     seed: int,
-    planner_name: str,
+    planner: Any,
     max_replans: int,
     video: Path | None,
     viewer: bool,
@@ -106,18 +118,8 @@ def _run(
 ) -> Any:
     from claw.envs.tabletop import TabletopEnv
     from claw.envs.video import RecordEpisode, check_video_path
-    from claw.planner.loop import RunResult, run_instruction
-    from claw.planner.offline import OfflinePlanner
+    from claw.planner.loop import run_instruction
 
-    if planner_name != "offline":
-        return RunResult(
-            instruction=instruction,
-            success=False,
-            error={
-                "kind": "planner_unavailable",
-                "message": f"planner {planner_name!r} is not available; use --planner offline",
-            },
-        )
     if video is not None:
         check_video_path(video)
     render_mode = "human" if viewer else ("rgb_array" if video is not None else None)
@@ -128,7 +130,7 @@ def _run(
         result = run_instruction(
             env,
             instruction,
-            OfflinePlanner(),
+            planner,
             max_replans=max_replans,
             prefer=prefer,
             on_event=view,

@@ -65,7 +65,9 @@ RELATION_PHRASES: tuple[tuple[str, str], ...] = (
 DIRECTION_WORDS: tuple[tuple[str, str], ...] = (
     ("to the left", "left"), ("leftward", "left"), ("leftwards", "left"), ("left", "left"),
     ("to the right", "right"), ("rightward", "right"), ("rightwards", "right"),
-    ("right", "right"), ("forward", "far"), ("forwards", "far"), ("away", "far"),
+    ("right", "right"), ("forward", "far"), ("forwards", "far"),
+    ("away from the robot", "far"), ("away from you", "far"), ("away from me", "far"),
+    ("away", "far"),
     ("further", "far"), ("farther", "far"), ("far", "far"), ("ahead", "far"),
     ("to the top", "far"), ("up the table", "far"), ("backward", "near"), ("backwards", "near"),
     ("towards me", "near"), ("toward me", "near"), ("towards you", "near"),
@@ -82,11 +84,34 @@ NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, 
 DEFAULT_PUSH = 0.10  # m, "push it left" without a distance
 SMALL_PUSH = 0.05  # m, "a bit", "slightly", "a little"
 
-_CLAUSE_SPLIT = re.compile(r"\s*(?:[.;!?]+|,?\s+and then\s+|,?\s+then\s+|,\s*and\s+|,)\s*")
+# Strong separators: sentence ends (not a decimal point), "then", "after that".
+_CLAUSE_SPLIT = re.compile(
+    r"\s*(?:(?:[;!?]|\.(?!\d))+|,?\s+(?:and\s+)?then\s+|,?\s+(?:and\s+)?after\s+that,?\s+|"
+    r",?\s+afterwards,?\s+)\s*"
+)
+# Weak separators: a comma or "and", a new clause only where a verb follows or both sides say where.
+_WEAK_SPLIT = re.compile(r"(\s*,\s*(?:and\s+)?|\s+and\s+)")
+# Words that order clauses ("first", "then", "finally") and politeness carry no request.
+_SEQUENCE_WORDS = re.compile(
+    r"^(?:(?:first(?:ly)?|then|and|also|next(?!\s+to\b)|after\s+that|afterwards|finally|"
+    r"lastly|last|second(?:ly)?|third(?:ly)?|now|ok(?:ay)?|so),?\s+)+"
+)
+_POLITE = re.compile(r"\b(?:please|pls|thanks|thank\s+you|thx)\b[,!.]?")
 _ARTICLES = {"the", "a", "an", "that", "this", "those", "these", "its", "of"}
 _FILLER = re.compile(
     r"^(?:please\s+|can you\s+|could you\s+|would you\s+|i want you to\s+|go and\s+|now\s+|"
-    r"kindly\s+|robot,?\s+|claw,?\s+)+"
+    r"kindly\s+|robot,?\s+|claw,?\s+|i(?:'d|\s+would)\s+like\s+you\s+to\s+|you\s+should\s+|"
+    r"let's\s+|lets\s+|go\s+ahead\s+and\s+|try\s+to\s+)+"
+)
+# "build a tower of/with ...", "make a pile from ..." mean "stack ..."
+_TOWER = re.compile(
+    r"^(?:build|make|create|form|construct|assemble)\s+(?:a|an|one)?\s*(?:\w+\s+)?"
+    r"(?:tower|stack|pile)\s+(?:out\s+of|of|with|from|using)\s+"
+)
+# "on top of each other", "into a tower": a stack without a named base
+_EACH_OTHER = re.compile(
+    r"\s+(?:on\s+(?:top\s+of\s+)?|onto\s+)(?:each\s+other|one\s+another)\b|"
+    r"\s+(?:in|into)\s+(?:a|one)\s+(?:single\s+)?(?:tower|stack|pile)\b"
 )
 
 
@@ -122,17 +147,62 @@ def normalise(instruction: str) -> str:
     text = re.sub(r"[\"“”]", " ", text)
     text = re.sub(r"\bcentre\b", "center", text)
     text = re.sub(r"(\d)\s*(cm|mm|m)\b", r"\1 \2", text)
+    text = _POLITE.sub(" ", text)
     return " ".join(text.split())
 
 
+def _verb_at(text: str) -> str | None:
+    """The verb a clause starts with (after filler words), if it starts with one."""
+    text = _strip_filler(text)
+    if _TOWER.match(text):
+        return "stack"
+    for verb in (*UNSUPPORTED_VERBS, *PUSH_VERBS, *PICK_VERBS, *STACK_VERBS, *PLACE_VERBS, "sort"):
+        if re.match(rf"{re.escape(verb)}\b", text):
+            return verb
+    return None
+
+
+def _says_where(clause: str) -> bool:
+    """True when ``clause`` reads as a full request with a place or direction."""
+    try:
+        request = parse_clause(clause)
+    except ClawError:
+        return False
+    return request.relation is not None or request.direction is not None
+
+
 def split_clauses(text: str) -> list[str]:
-    """Clauses joined by punctuation, "then", or "and" before a new verb."""
-    parts = [p.strip() for p in _CLAUSE_SPLIT.split(text) if p and p.strip()]
-    verbs = PLACE_VERBS + STACK_VERBS + PICK_VERBS + PUSH_VERBS + UNSUPPORTED_VERBS
-    pattern = re.compile(r"\s+and\s+(?=(?:" + "|".join(re.escape(v) for v in verbs) + r")\b)")
+    """Clauses joined by full stops, "then", or a comma or "and" that starts a new request.
+
+    A comma or "and" separates clauses where a verb follows ("pick up the red block and put it
+    ..."), or where both sides say where ("put the red block in the red box, the blue block in
+    the blue box"); elsewhere it joins a list of objects ("the red, green and blue blocks").
+    A clause without its own verb is given the previous clause's verb.
+    """
     clauses: list[str] = []
-    for part in parts:
-        clauses.extend(c.strip() for c in pattern.split(part) if c.strip())
+    verb: str | None = None
+
+    def with_verb(piece: str) -> str:
+        return piece if _verb_at(piece) or verb is None else f"{verb} {piece}"
+
+    for part in _CLAUSE_SPLIT.split(text):
+        part = _SEQUENCE_WORDS.sub("", part.strip(" ,")).strip()
+        if not part:
+            continue
+        pieces = _WEAK_SPLIT.split(part)
+        current = with_verb(pieces[0])
+        verb = _verb_at(current) or verb
+        for sep, piece in zip(pieces[1::2], pieces[2::2], strict=True):
+            piece = _SEQUENCE_WORDS.sub("", piece.strip()).strip()
+            if not piece:
+                continue
+            if _verb_at(piece) or (_says_where(current) and _says_where(with_verb(piece))):
+                clauses.append(current)
+                current = with_verb(piece)
+                verb = _verb_at(current) or verb
+            else:
+                current = f"{current}{sep}{piece}"
+        clauses.append(current)
     return clauses
 
 

@@ -24,7 +24,9 @@ class Planner(Protocol):
 
     def plan(self, instruction: str, env: TabletopEnv) -> Plan: ...
 
-    def replan(self, instruction: str, plan: Plan, env: TabletopEnv) -> Plan: ...
+    def replan(
+        self, instruction: str, plan: Plan, env: TabletopEnv, failure: Any = None
+    ) -> Plan: ...
 
 
 class RunResult(BaseModel):
@@ -91,8 +93,10 @@ def run_instruction(
         if result.replans >= max_replans:
             break
         result.replans += 1
+        index = len(outcome.steps)
+        failure = (index, f"{failed.skill}({failed.args})", failed.reason)
         try:
-            plan = planner.replan(instruction, plan, env)
+            plan = planner.replan(instruction, plan, env, failure)
         except ClawError as exc:
             result.error = {"kind": exc.kind, "message": str(exc)}
             return finish()

@@ -146,7 +146,9 @@ class OfflinePlanner:
         plan.steps.extend(pushes)
         return plan
 
-    def replan(self, instruction: str, plan: Plan, env: TabletopEnv) -> Plan:
+    def replan(
+        self, instruction: str, plan: Plan, env: TabletopEnv, failure: object = None
+    ) -> Plan:
         """Plan again from the state as it is now, for what remains of the goal."""
         return Plan(goal=plan.goal, steps=self.steps(plan.goal, env.world_state()))
 
