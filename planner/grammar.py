@@ -206,6 +206,13 @@ def split_clauses(text: str) -> list[str]:
     return clauses
 
 
+# "the boxes with matching colors", "the box of the same colour", "the box that matches its color"
+_MATCHING = re.compile(
+    r"\bmatch(?:ing|es)?\b|\bsame\s+colou?r|\b(?:its|their)\s+(?:own\s+)?colou?rs?\b|"
+    r"\b(?:corresponding|respective)\b|\bcolou?r[- ]?matched\b"
+)
+
+
 def parse_noun(words: str) -> NounPhrase:
     """A noun phrase: "the red block", "all the blocks", "it", "the green one"."""
     text = words.strip()
@@ -219,12 +226,15 @@ def parse_noun(words: str) -> NounPhrase:
     plural = bool(types) and types[-1].endswith("s") and types[-1] not in ("box",)
     if types and types[-1] == "boxes":
         plural = True
-    matching = "matching" in tokens or "same color" in text or "same colour" in text
+    matching = bool(_MATCHING.search(text))
     known = set(COLOR_WORDS) | set(TYPE_WORDS) | _ARTICLES | {
         "all", "every", "each", "both", "one", "ones", "with", "matching", "colors", "colours",
         "color", "colour", "same", "other", "table", "their", "corresponding", "object",
-        "objects", "thing", "things", "small", "big", "little",
+        "objects", "thing", "things", "small", "big", "little", "colored", "coloured",
     }  # fmt: skip
+    if matching:  # "the box that matches its colour", "the bins of their own colours"
+        known |= {"match", "matches", "own", "respective", "has", "have", "is", "are", "which",
+                  "as", "it", "them", "they", "to"}  # fmt: skip
     stray = [t for t in tokens if t not in known]
     if stray or (color is None and kind is None and not every):
         raise UnparseableError(f"cannot read {text!r} as objects of the scene")
@@ -268,6 +278,12 @@ def _region_of(text: str) -> str | None:
         return None
 
 
+_DIRECTION_START = re.compile(
+    r"^(?:the\s+)?(?:left|right|far|near|front|back|top|bottom|forwards?|backwards?)\b"
+    r"(?!\s+(?:side|corner|of|edge)\b)"
+)
+
+
 def _parse_distance(text: str) -> tuple[float | None, str]:
     match = re.search(
         r"(\d+(?:\.\d+)?|" + "|".join(NUMBER_WORDS) + r")\s+(" + "|".join(UNITS) + r")\b", text
@@ -285,8 +301,14 @@ def _parse_distance(text: str) -> tuple[float | None, str]:
 def parse_clause(clause: str) -> Request:
     """One verb phrase to a ``Request``."""
     text = _strip_filler(clause)
+    tower = _TOWER.match(text)
+    if tower:  # "build a tower of the red, green and blue blocks"
+        text = "stack " + text[tower.end() :]
     for verb in UNSUPPORTED_VERBS:
         if re.match(rf"{re.escape(verb)}\b", text):
+            rest = text[len(verb) :].strip()
+            if verb == "sort" and _find_relation(rest) is not None:  # "sort the blocks into ..."
+                return _parse_place(rest, clause, "place")
             raise UnsupportedError(
                 f"{verb!r} is not something the claw can do; it can pick, place, stack and push"
             )
@@ -299,7 +321,7 @@ def parse_clause(clause: str) -> Request:
             rest = re.sub(r"\s+up$", "", rest)
             if _find_relation(rest) is not None and verb != "pick up":
                 return _parse_place(rest, clause, "place")  # "take the red block to the box"
-            return Request("pick", objects=[parse_noun(rest)], text=clause)
+            return Request("pick", objects=_noun_list(rest), text=clause)
     for verb in STACK_VERBS:
         if re.match(rf"{verb}\b", text):
             return _parse_place(text[len(verb) :].strip(), clause, "stack")
@@ -312,7 +334,28 @@ def parse_clause(clause: str) -> Request:
 
 
 def _parse_place(rest: str, clause: str, action: str) -> Request:
+    each_other = _EACH_OTHER.search(" " + rest)
+    if each_other:  # "put the blocks on top of each other": a stack
+        action, rest = "stack", (" " + rest)[: each_other.start()].strip()
+    if re.search(r"\bbetween\b", rest):
+        raise UnsupportedError(
+            f"no skill places an object between two others ({clause!r}); "
+            "say next to, left of, right of, behind or in front of one of them"
+        )
+    if re.search(r"(?:\bdown|\b(?:on|onto|to)\s+the\s+table|\baside)$", rest):
+        raise UnsupportedError(
+            f"no skill puts an object down at an unnamed spot ({clause!r}); name a table region "
+            "(the center, the left side, the far right corner, ...) or an object to put it next to"
+        )
     rest = re.sub(r"\s+(?:up|down)\b(?=\s|$)", "", " " + rest).strip()
+    if action == "place" and (
+        _find_relation(rest) is None
+        or re.search(r"\d|\b(?:a (?:little )?bit|slightly|a little)\b", rest)
+    ):
+        try:  # "move the red block 5 cm to the right": along the table, a push
+            return _parse_push(rest, clause, allow_place=False)
+        except UnparseableError:
+            pass
     found = _find_relation(rest)
     if found is None:
         if action == "stack":
@@ -347,7 +390,16 @@ def _noun_list(text: str) -> list[NounPhrase]:
                        n.matching, n.text) for n in nouns]  # fmt: skip
 
 
-def _parse_push(rest: str, clause: str) -> Request:
+def _parse_push(rest: str, clause: str, allow_place: bool = True) -> Request:
+    found = _find_relation(rest) if allow_place else None
+    if found is not None and found[0]:
+        relation, target = found[1], found[2]
+        if (relation != "at" and not _DIRECTION_START.match(target)) or (
+            _region_of(target) and re.search(r"\b(?:side|corner|center|middle|table)\b", target)
+        ):
+            # "slide the red block next to the blue box", "slide it to the far left corner":
+            # a place, by whatever skill gets it there
+            return _parse_place(rest, clause, "place")
     distance, rest = _parse_distance(rest)
     direction = None
     for phrase, name in DIRECTION_WORDS:
@@ -366,9 +418,9 @@ def _parse_push(rest: str, clause: str) -> Request:
     distance, rest = (distance, rest) if distance is not None else _parse_distance(rest)
     rest = re.sub(r"\b(?:by|about|around|roughly|some)\b", " ", rest)
     rest = " ".join(rest.split())
-    obj = parse_noun(rest) if rest else NounPhrase(None, None, pronoun=True)
+    objects = _noun_list(rest) if rest else [NounPhrase(None, None, pronoun=True)]
     distance = distance if distance is not None else DEFAULT_PUSH
-    return Request("push", objects=[obj], direction=direction, distance=distance, text=clause)
+    return Request("push", objects=objects, direction=direction, distance=distance, text=clause)
 
 
 def parse_instruction(instruction: str) -> list[Request]:

@@ -12,6 +12,7 @@ import contextlib
 import json
 import os
 import re
+import sys
 import time
 from collections.abc import Callable
 from importlib import resources
@@ -145,6 +146,8 @@ class LLMPlanner:
         os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
         import litellm
 
+        litellm.suppress_debug_info = True  # no banners: stdout may be --json output
+
         kwargs: dict[str, Any] = {
             "model": self.model,
             "messages": messages,
@@ -154,8 +157,6 @@ class LLMPlanner:
         }
         if self.api_base:
             kwargs["api_base"] = self.api_base
-        if self.mock is not None:
-            kwargs["mock_response"] = self.mock(messages)
         retryable = (
             litellm.exceptions.RateLimitError,
             litellm.exceptions.Timeout,
@@ -165,8 +166,11 @@ class LLMPlanner:
         )
         for attempt in range(self.num_retries + 1):
             self.usage.attempts += 1
+            if self.mock is not None:  # each attempt gets its own answer, as over the wire
+                kwargs["mock_response"] = self.mock(messages)
             try:
-                response = litellm.completion(**kwargs)
+                with contextlib.redirect_stdout(sys.stderr):
+                    response = litellm.completion(**kwargs)
                 break
             except retryable as exc:
                 if attempt == self.num_retries:
@@ -184,7 +188,8 @@ class LLMPlanner:
         if usage is not None:
             self.usage.prompt_tokens += int(getattr(usage, "prompt_tokens", 0) or 0)
             self.usage.completion_tokens += int(getattr(usage, "completion_tokens", 0) or 0)
-        with contextlib.suppress(Exception):  # unknown prices (local models, some mocks)
+        with contextlib.suppress(Exception), contextlib.redirect_stdout(sys.stderr):
+            # Unknown prices (local models, some mocks) cost nothing here.
             self.usage.cost_usd += float(litellm.completion_cost(completion_response=response))
         return str(response.choices[0].message.content or "")
 

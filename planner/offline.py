@@ -17,6 +17,7 @@ from claw.planner.grammar import (
     NounPhrase,
     Request,
     UnparseableError,
+    UnsupportedError,
     missing_object_error,
     parse_instruction,
 )
@@ -60,22 +61,51 @@ class Resolver:
         return self.objects(noun, default_type)[0]
 
 
+def _movers(resolve: Resolver, nouns: list[NounPhrase], what: str) -> list[str]:
+    """The objects a request moves; boxes cannot be picked up, so they cannot be carried."""
+    movers: list[str] = []
+    for noun in nouns:
+        movers.extend(o for o in resolve.objects(noun, "block") if o not in movers)
+    resolve.last = movers
+    boxes = [o for o in movers if o.split("_")[1] == "box"]
+    if boxes:
+        raise UnsupportedError(
+            f"the claw cannot {what} {', '.join(boxes)}: boxes are too wide to grasp "
+            "(it picks up blocks; a box can only be pushed)"
+        )
+    return movers
+
+
 def goals_and_pushes(
     requests: list[Request], names: list[str]
 ) -> tuple[list[str], list[SkillCall]]:
-    """Goal predicates for place, stack and pick requests; push calls for push requests."""
+    """Goal predicates for place, stack and pick requests; push calls for push requests.
+
+    A later request about an object replaces holding it ("pick up the red block and put it in
+    the box"); "it"/"them" in a target refers to what the previous request named.
+
+    Raises:
+        UnknownObjectError: a noun phrase that matches no object of the scene.
+        UnparseableError: a pronoun with nothing before it, or an ambiguous noun.
+        UnsupportedError: carrying a box, or holding two objects at once.
+    """
     resolve = Resolver(names)
     goal: list[str] = []
     pushes: list[SkillCall] = []
     for request in requests:
+        previous = list(resolve.last)
         if request.action == "push":
-            for obj in resolve.objects(request.objects[0], "block"):
+            pushed = [o for noun in request.objects for o in resolve.objects(noun, "block")]
+            resolve.last = pushed
+            for obj in pushed:
                 args = {"object": obj, "direction": request.direction, "distance": request.distance}
                 pushes.append(SkillCall(skill="push", args=args))
             continue
-        movers = [o for noun in request.objects for o in resolve.objects(noun, "block")]
+        verb = {"pick": "pick up", "stack": "stack"}.get(request.action, "carry")
+        movers = _movers(resolve, request.objects, verb)
+        goal = [g for g in goal if g not in {f"holding({o})" for o in movers}]
         if request.action == "pick":
-            goal.extend(f"holding({o})" for o in movers[:1])
+            goal.extend(f"holding({o})" for o in movers)
             continue
         if request.relation == "at":
             goal.extend(f"at({o}, {request.region})" for o in movers)
@@ -94,15 +124,23 @@ def goals_and_pushes(
                     continue  # no box of its colour: nothing to match
                 goal.append(f"{request.relation}({obj}, {box})")
             continue
-        saved = resolve.last
+        resolve.last = previous  # "it" in the target is what an earlier request named
         target = resolve.one(request.target, "block" if request.relation == "on" else None)
-        resolve.last = saved
+        resolve.last = movers
         if target in movers:
-            raise UnparseableError(f"{target} cannot be placed relative to itself")
+            if not any(n.every for n in request.objects) or len(movers) == 1:
+                raise UnparseableError(f"{target} cannot be placed relative to itself")
+            movers = [o for o in movers if o != target]  # "all the blocks on the red block"
+            resolve.last = movers
         if request.relation == "on" and target.split("_")[1] == "block" and len(movers) > 1:
             goal.append(f"stacked({', '.join([target, *movers])})")  # a tower on the target
             continue
         goal.extend(f"{request.relation}({o}, {target})" for o in movers)
+    held = [g for g in goal if g.startswith("holding(")]
+    if len(held) > 1:
+        raise UnsupportedError(
+            f"the claw holds one object at a time, not {len(held)}: {', '.join(held)}"
+        )
     return goal, pushes
 
 
@@ -127,6 +165,57 @@ def _tower_order(names: list[str], world: WorldState) -> list[str]:
     return order
 
 
+def _moves(text: str) -> set[str]:
+    """The objects a goal predicate has the claw carry."""
+    predicate = parse_predicate(text)
+    if predicate.name == "stacked":
+        return set(predicate.args)
+    return {predicate.args[0]}
+
+
+def _targets(text: str) -> set[str]:
+    """The objects a goal predicate places things relative to."""
+    predicate = parse_predicate(text)
+    if predicate.name == "stacked":
+        return set(predicate.args)
+    if predicate.name in ("at", "holding"):
+        return set()
+    return {predicate.args[1]}
+
+
+def order_goals(goal: list[str], world: WorldState) -> list[str]:
+    """The goal's predicates in an order in which they can be reached one after another.
+
+    A target is put in its place before anything is placed relative to it (towers bottom-up);
+    an object resting on a target goes to its own place before the target is used; a goal for
+    the held object comes first, and holding an object comes last. Otherwise the order is the
+    instruction's.
+    """
+    held = held_object(world)
+    resting = {name: set(supported_by(world, name)) for name in world.objects}
+    after: dict[int, set[int]] = {i: set() for i in range(len(goal))}  # i waits for these
+    for i, text in enumerate(goal):
+        blockers = set().union(*(resting.get(t, set()) for t in _targets(text)))
+        for j, other in enumerate(goal):
+            if i == j or _moves(other) & _moves(text) == _moves(other):
+                continue
+            if _moves(other) & _targets(text) or _moves(other) & blockers:
+                after[i].add(j)
+
+    def rank(i: int) -> tuple[int, int]:
+        text = goal[i]
+        if text.startswith("holding("):
+            return (2, i)
+        return (0 if held in _moves(text) else 1, i)
+
+    order: list[int] = []
+    while len(order) < len(goal):
+        left = [i for i in range(len(goal)) if i not in order]
+        ready = [i for i in left if after[i] <= set(order)] or left  # a cycle: instruction order
+        order.append(min(ready, key=rank))
+    return [goal[i] for i in order]
+
+
 class OfflinePlanner:
     """Grammar + symbolic planner; the default, deterministic and offline."""
 
@@ -142,21 +231,30 @@ class OfflinePlanner:
         goal, pushes = goals_and_pushes(requests, env.object_names)
         for text in goal:
             parse_predicate(text)
-        plan = Plan(goal=goal, steps=self.steps(goal, env.world_state()))
-        plan.steps.extend(pushes)
-        return plan
+        # pushes asked for before anything else run first; the others after the goal's steps
+        leading = next((i for i, r in enumerate(requests) if r.action != "push"), len(requests))
+        first = len(goals_and_pushes(requests[:leading], env.object_names)[1])
+        steps = [*pushes[:first], *self.steps(goal, env.world_state()), *pushes[first:]]
+        return Plan(goal=goal, steps=steps)
 
     def replan(
         self, instruction: str, plan: Plan, env: TabletopEnv, failure: object = None
     ) -> Plan:
-        """Plan again from the state as it is now, for what remains of the goal."""
-        return Plan(goal=plan.goal, steps=self.steps(plan.goal, env.world_state()))
+        """Plan again from the state as it is now, for what remains of the goal.
+
+        Pushes of the old plan that had not run yet (after the failed step) are kept; a failed
+        push is not repeated (how far it moved the object is not a goal the planner can check).
+        """
+        steps = self.steps(plan.goal, env.world_state())
+        if isinstance(failure, tuple) and failure and isinstance(failure[0], int):
+            steps.extend(call for call in plan.steps[failure[0] :] if call.skill == "push")
+        return Plan(goal=plan.goal, steps=steps)
 
     def steps(self, goal: list[str], world: WorldState) -> list[SkillCall]:
         """Skill calls that reach ``goal`` from ``world``, skipping what already holds."""
         calls: list[SkillCall] = []
         held = held_object(world)
-        pending = list(goal)
+        pending = order_goals(goal, world)
 
         def move(obj: str, relation: str, target: str) -> None:
             nonlocal held
