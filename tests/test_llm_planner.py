@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -198,10 +199,8 @@ class FakeOpenAI(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
-        try:
+        with contextlib.suppress(BrokenPipeError):  # the client gave up (the timeout test)
             self.wfile.write(data)
-        except BrokenPipeError:  # the client gave up waiting (the timeout test)
-            pass
 
 
 @pytest.fixture
