@@ -157,6 +157,9 @@ class LLMPlanner:
         }
         if self.api_base:
             kwargs["api_base"] = self.api_base
+        with contextlib.suppress(Exception):  # providers litellm does not know: plain JSON
+            if litellm.supports_response_schema(model=self.model):
+                kwargs["response_format"] = Reply  # structured output where supported
         retryable = (
             litellm.exceptions.RateLimitError,
             litellm.exceptions.Timeout,
