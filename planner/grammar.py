@@ -1,12 +1,17 @@
 """Reading instructions: a small grammar with synonyms, from words to goal predicates.
 
-An instruction is one or more clauses joined by "and", "then", commas or full stops. Each clause
-is a verb phrase: ``VERB OBJECTS [RELATION TARGET]`` (put, place, move, set, drop, stick, stack,
-...), ``pick up OBJECTS``, or ``push OBJECT [DISTANCE] DIRECTION [DISTANCE]``. Noun phrases name
-objects by colour and type ("the red block", "the blue bin", "the green one"), all objects of a
-type ("all the blocks"), or a table region ("the far left corner"). What cannot be read is
-``unparseable``; what reads but no skill can do is ``unsupported``; a colour and type absent
-from the scene is ``unknown_object`` — all before anything moves.
+An instruction is one or more clauses joined by full stops, "then", "after that", or a comma or
+"and" that starts a new request (a verb follows, or both sides say where: "put the red block in
+the red box, the blue one in the blue box"); a clause without a verb takes the previous one's.
+Each clause is a verb phrase: ``VERB OBJECTS [RELATION TARGET]`` (put, place, move, set, drop,
+stick, stack, build a tower of, ...), ``pick up OBJECTS``, or ``push OBJECTS [DISTANCE] DIRECTION
+[DISTANCE]`` (a place verb with a distance, "move it 5 cm left", is a push; a push verb with a
+place, "slide it next to the box", is a place). Noun phrases name objects by colour and type
+("the red block", "the blue bin", "the green one"), all objects of a type ("all the blocks"),
+the boxes of matching colours, or a table region ("the far left corner", "the top of the table").
+Politeness, sequence words and case are ignored. What cannot be read is ``unparseable``; what
+reads but no skill can do is ``unsupported``; a colour and type absent from the scene is
+``unknown_object`` — all before anything moves.
 """
 
 from __future__ import annotations
@@ -40,10 +45,12 @@ TYPE_WORDS = {
 COLOR_WORDS = {c: c for c in COLORS} | {"grey": "gray", "violet": "purple", "teal": "cyan"}
 
 PLACE_VERBS = ("put", "place", "move", "set", "drop", "stick", "position", "lay", "bring",
-               "transfer", "relocate", "carry", "deposit", "load", "throw", "toss")  # fmt: skip
+               "transfer", "relocate", "carry", "deposit", "load", "throw", "toss", "insert",
+               "store", "leave", "rest", "stash", "return", "shift", "reposition", "slot",
+               "fit")  # fmt: skip
 STACK_VERBS = ("stack", "pile")
 PICK_VERBS = ("pick up", "pick", "grab", "lift", "take", "raise", "grasp", "hold", "get")
-PUSH_VERBS = ("push", "slide", "shove", "nudge", "drag", "sweep")
+PUSH_VERBS = ("push", "slide", "shove", "nudge", "drag", "sweep", "pull", "bump")
 UNSUPPORTED_VERBS = (
     "rotate", "turn", "spin", "flip", "throw away", "paint", "break", "open", "close", "pour",
     "wipe", "clean", "shake", "roll", "sort", "count", "find", "look", "wave", "dance", "jump",
@@ -60,14 +67,14 @@ RELATION_PHRASES: tuple[tuple[str, str], ...] = (
     ("to the left of", "left_of"), ("on the left of", "left_of"), ("left of", "left_of"),
     ("to the right of", "right_of"), ("on the right of", "right_of"), ("right of", "right_of"),
     ("in front of", "in_front_of"), ("before", "in_front_of"), ("behind", "behind"),
-    ("in back of", "behind"), ("beyond", "behind"), ("at", "at"), ("to", "at"),
+    ("in back of", "behind"), ("beyond", "behind"), ("above", "on"), ("at", "at"), ("to", "at"),
 )  # fmt: skip
 DIRECTION_WORDS: tuple[tuple[str, str], ...] = (
     ("to the left", "left"), ("leftward", "left"), ("leftwards", "left"), ("left", "left"),
     ("to the right", "right"), ("rightward", "right"), ("rightwards", "right"),
     ("right", "right"), ("forward", "far"), ("forwards", "far"),
     ("away from the robot", "far"), ("away from you", "far"), ("away from me", "far"),
-    ("away", "far"),
+    ("further away", "far"), ("farther away", "far"), ("away", "far"),
     ("further", "far"), ("farther", "far"), ("far", "far"), ("ahead", "far"),
     ("to the top", "far"), ("up the table", "far"), ("backward", "near"), ("backwards", "near"),
     ("towards me", "near"), ("toward me", "near"), ("towards you", "near"),
@@ -99,9 +106,11 @@ _SEQUENCE_WORDS = re.compile(
 _POLITE = re.compile(r"\b(?:please|pls|thanks|thank\s+you|thx)\b[,!.]?")
 _ARTICLES = {"the", "a", "an", "that", "this", "those", "these", "its", "of"}
 _FILLER = re.compile(
-    r"^(?:please\s+|can you\s+|could you\s+|would you\s+|i want you to\s+|go and\s+|now\s+|"
+    r"^(?:please\s+|(?:would|do)\s+you\s+mind\s+|can you\s+|could you\s+|would you\s+|"
+    r"i want you to\s+|go and\s+|now\s+|"
     r"kindly\s+|robot,?\s+|claw,?\s+|i(?:'d|\s+would)\s+like\s+you\s+to\s+|you\s+should\s+|"
-    r"let's\s+|lets\s+|go\s+ahead\s+and\s+|try\s+to\s+)+"
+    r"let's\s+|lets\s+|go\s+ahead\s+and\s+|try\s+to\s+|"
+    r"i\s+need\s+you\s+to\s+|you\s+can\s+|just\s+)+"
 )
 # "build a tower of/with ...", "make a pile from ..." mean "stack ..."
 _TOWER = re.compile(
@@ -146,6 +155,9 @@ def normalise(instruction: str) -> str:
     text = instruction.lower().replace("’", "'").replace("_", " ")
     text = re.sub(r"[\"“”]", " ", text)
     text = re.sub(r"\bcentre\b", "center", text)
+    text = re.sub(r"\b(it|that|what)'s\b", r"\1 is", text)
+    text = re.sub(r"\bthey're\b", "they are", text)
+    text = re.sub(r"\b(left|right)[- ]hand\b", r"\1", text)  # "the left-hand side"
     text = re.sub(r"(\d)\s*(cm|mm|m)\b", r"\1 \2", text)
     text = _POLITE.sub(" ", text)
     return " ".join(text.split())
@@ -230,21 +242,36 @@ def parse_noun(words: str) -> NounPhrase:
     known = set(COLOR_WORDS) | set(TYPE_WORDS) | _ARTICLES | {
         "all", "every", "each", "both", "one", "ones", "with", "matching", "colors", "colours",
         "color", "colour", "same", "other", "table", "their", "corresponding", "object",
-        "objects", "thing", "things", "small", "big", "little", "colored", "coloured",
+        "objects", "thing", "things", "small", "big", "little", "colored", "coloured", "is",
+        "which", "thats",
     }  # fmt: skip
     if matching:  # "the box that matches its colour", "the bins of their own colours"
         known |= {"match", "matches", "own", "respective", "has", "have", "is", "are", "which",
                   "as", "it", "them", "they", "to"}  # fmt: skip
     stray = [t for t in tokens if t not in known]
-    if stray or (color is None and kind is None and not every):
+    two = (
+        len({TYPE_WORDS[t] for t in types}) > 1
+        or len({COLOR_WORDS[t] for t in tokens if t in COLOR_WORDS}) > 1
+    )  # "the red block of the blue box" names two things
+    if stray or two or (color is None and kind is None and not every):
         raise UnparseableError(f"cannot read {text!r} as objects of the scene")
     if kind is None and tokens and tokens[-1] in ("objects", "things"):
         every = every or tokens[0] == "all"
     return NounPhrase(color, kind, every=every or plural, matching=matching, text=text)
 
 
+# "would you mind putting ...": the verb's -ing form
+_GERUNDS = {"putting": "put", "placing": "place", "moving": "move", "setting": "set",
+            "dropping": "drop", "sticking": "stick", "stacking": "stack", "picking": "pick",
+            "grabbing": "grab", "lifting": "lift", "taking": "take", "pushing": "push",
+            "sliding": "slide", "nudging": "nudge", "shoving": "shove", "building": "build",
+            "making": "make", "pulling": "pull"}  # fmt: skip
+
+
 def _strip_filler(clause: str) -> str:
-    return _FILLER.sub("", clause).strip()
+    text = _FILLER.sub("", clause).strip()
+    first, _, rest = text.partition(" ")
+    return f"{_GERUNDS[first]} {rest}".strip() if first in _GERUNDS else text
 
 
 def _find_relation(rest: str) -> tuple[str, str, str] | None:
@@ -263,11 +290,15 @@ def _find_relation(rest: str) -> tuple[str, str, str] | None:
     return rest[:start].strip(), relation, rest[end:].strip()
 
 
+_REGION_WORDS = {"upper": "far", "lower": "near", "back": "far", "rear": "far", "front": "near",
+                 "centre": "center", "central": "center"}  # fmt: skip
+
+
 def _region_of(text: str) -> str | None:
     """The table region a target phrase names, if it names one."""
     words = re.sub(r"\b(?:of|on|the)\s+(?:the\s+)?table\b", "", text)
-    words = re.sub(r"\b(?:the|of|table|area|part|edge)\b", " ", words)
-    words = " ".join(words.split())
+    words = re.sub(r"\b(?:the|of|table|area|part|edge|end)\b", " ", words)
+    words = " ".join(_REGION_WORDS.get(w, w) for w in words.split())
     if not words or not re.search(
         r"\b(?:left|right|far|near|top|bottom|center|middle|side|corner)\b", words
     ):
@@ -278,10 +309,15 @@ def _region_of(text: str) -> str | None:
         return None
 
 
-_DIRECTION_START = re.compile(
-    r"^(?:the\s+)?(?:left|right|far|near|front|back|top|bottom|forwards?|backwards?)\b"
-    r"(?!\s+(?:side|corner|of|edge)\b)"
-)
+def _names_place(target: str) -> bool:
+    """True when ``target`` names objects or a table region ("the blue box", "the far side")."""
+    if _region_of(target) and re.search(r"\b(?:side|corner|center|middle|table)\b", target):
+        return True
+    try:
+        parse_noun(target)
+    except UnparseableError:
+        return False
+    return True
 
 
 def _parse_distance(text: str) -> tuple[float | None, str]:
@@ -333,6 +369,21 @@ def parse_clause(clause: str) -> Request:
     )
 
 
+_RELATION_WORDS = "|".join(
+    re.escape(p) for p, _ in sorted(RELATION_PHRASES, key=lambda pr: -len(pr[0]))
+)
+_ADVERB = re.compile(
+    r"\b(?:right|directly|just|immediately|exactly|anywhere|somewhere|over|neatly|carefully|"
+    r"gently)\s+(?=(?:" + _RELATION_WORDS + r")\b)"
+)
+_DISTANCE = re.compile(r"\b\d+(?:\.\d+)?\s+(?:cm|mm|m|centimet(?:er|re)s?|met(?:er|re)s?)\b")
+_SIDES = {"left": "left_of", "right": "right_of", "front": "in_front_of", "back": "behind",
+          "rear": "behind"}  # fmt: skip
+_SIDE_OF = re.compile(
+    r"^(?:the\s+)?(left|right|front|back|rear)\s+(?:side\s+)?of\s+(?!(?:the\s+)?table\b)(.+)$"
+)
+
+
 def _parse_place(rest: str, clause: str, action: str) -> Request:
     each_other = _EACH_OTHER.search(" " + rest)
     if each_other:  # "put the blocks on top of each other": a stack
@@ -347,7 +398,15 @@ def _parse_place(rest: str, clause: str, action: str) -> Request:
             f"no skill puts an object down at an unnamed spot ({clause!r}); name a table region "
             "(the center, the left side, the far right corner, ...) or an object to put it next to"
         )
+    # "move the red block so (that) it is behind ...", "... so they end up in ..."
+    rest = re.sub(
+        r"\s+so(?:\s+that)?\s+(?:it|they)(?:\s+(?:is|are|ends?\s+up|sits?|lies|lie|stands?))?\b",
+        "",
+        rest,
+    )
     rest = re.sub(r"\s+(?:up|down)\b(?=\s|$)", "", " " + rest).strip()
+    # "on the top of the green block" (but "the top of the table" is a region)
+    rest = re.sub(r"\b(?:on|onto|to)\s+the\s+top\s+of\s+(?!the\s+table\b)", "on top of ", rest)
     if action == "place" and (
         _find_relation(rest) is None
         or re.search(r"\d|\b(?:a (?:little )?bit|slightly|a little)\b", rest)
@@ -356,7 +415,17 @@ def _parse_place(rest: str, clause: str, action: str) -> Request:
             return _parse_push(rest, clause, allow_place=False)
         except UnparseableError:
             pass
+    _, rest = _parse_distance(rest) if _DISTANCE.search(rest) else (None, rest)
+    rest = _ADVERB.sub("", rest)  # "right next to", "directly behind", "over by"
+    if re.search(r"\b(?:under|underneath|beneath|below)\b", rest):
+        raise UnsupportedError(
+            f"no skill puts an object under another ({clause!r}); put the other one on it instead"
+        )
     found = _find_relation(rest)
+    if found is not None and found[1] in ("at", "on", "in"):
+        side = _SIDE_OF.match(found[2])  # "at the left of the blue box": left of it
+        if side:
+            found = (found[0], _SIDES[side.group(1)], side.group(2))
     if found is None:
         if action == "stack":
             return Request("stack", objects=_noun_list(rest), text=clause)
@@ -392,14 +461,10 @@ def _noun_list(text: str) -> list[NounPhrase]:
 
 def _parse_push(rest: str, clause: str, allow_place: bool = True) -> Request:
     found = _find_relation(rest) if allow_place else None
-    if found is not None and found[0]:
-        relation, target = found[1], found[2]
-        if (relation != "at" and not _DIRECTION_START.match(target)) or (
-            _region_of(target) and re.search(r"\b(?:side|corner|center|middle|table)\b", target)
-        ):
-            # "slide the red block next to the blue box", "slide it to the far left corner":
-            # a place, by whatever skill gets it there
-            return _parse_place(rest, clause, "place")
+    if found is not None and found[0] and _names_place(found[2]):
+        # "slide the red block next to the blue box", "slide it to the far left corner":
+        # a place, by whatever skill gets it there
+        return _parse_place(rest, clause, "place")
     distance, rest = _parse_distance(rest)
     direction = None
     for phrase, name in DIRECTION_WORDS:

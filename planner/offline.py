@@ -1,16 +1,24 @@
 """The offline planner: instruction → goal predicates → skill calls, deterministic, no network.
 
 Goals come from the grammar (``claw.planner.grammar``) matched against the scene; steps come
-from a small symbolic planner over the current state: it skips what already holds, builds towers
-bottom-up, clears a block before stacking on it or picking it, and puts down whatever the claw
-holds before doing anything else. Replanning is planning again from the state as it now is.
+from a small symbolic planner over the current state. It skips what already holds; orders the
+goals so that each can be reached (a target is put in place before anything is placed relative
+to it, so towers go bottom-up; an object resting on a target, or standing in a target region,
+goes to its own place first; the held object's goal first, holding last); clears a block off
+a target before stacking on it or picking it; makes room in a crowded region; and puts down
+whatever the claw holds that no goal wants. Replanning is planning again from the state as it
+now is (pushes that had not run yet are kept).
 """
 
 from __future__ import annotations
 
 import itertools
 
-from claw.envs.predicates import evaluate, parse_predicate
+import numpy as np
+
+from claw.envs.errors import ClawError
+from claw.envs.predicates import AT_RADIUS, evaluate, parse_predicate
+from claw.envs.regions import REGIONS, region_anchor
 from claw.envs.state import WorldState
 from claw.envs.tabletop import TabletopEnv
 from claw.planner.grammar import (
@@ -24,6 +32,10 @@ from claw.planner.grammar import (
 from claw.planner.plan import Plan
 from claw.skills.executor import SkillCall
 from claw.skills.pick import held_object, supported_by
+from claw.skills.placement import NoPlacement, find_placement
+
+REGION_CLEARING = 0.15  # m from a region's anchor: blocks this near may be moved to make room
+BOX_MARGIN = 0.002  # m: a box this far inside a region's radius holds blocks ``at`` the region
 
 
 class Resolver:
@@ -196,6 +208,10 @@ def order_goals(goal: list[str], world: WorldState) -> list[str]:
     after: dict[int, set[int]] = {i: set() for i in range(len(goal))}  # i waits for these
     for i, text in enumerate(goal):
         blockers = set().union(*(resting.get(t, set()) for t in _targets(text)))
+        if text.startswith("at("):  # objects standing in the region go to their places first
+            anchor = np.array(region_anchor(parse_predicate(text).args[1]))
+            blockers |= {n for n, o in world.objects.items()
+                         if float(np.linalg.norm(o.xy - anchor)) < REGION_CLEARING}  # fmt: skip
         for j, other in enumerate(goal):
             if i == j or _moves(other) & _moves(text) == _moves(other):
                 continue
@@ -214,6 +230,86 @@ def order_goals(goal: list[str], world: WorldState) -> list[str]:
         ready = [i for i in left if after[i] <= set(order)] or left  # a cycle: instruction order
         order.append(min(ready, key=rank))
     return [goal[i] for i in order]
+
+
+def _without(world: WorldState, names: set[str]) -> WorldState:
+    """The world with these objects taken away (to ask where things would fit then)."""
+    kept = {n: o for n, o in world.objects.items() if n not in names}
+    return WorldState(objects=kept, gripper=world.gripper, table_z=world.table_z)
+
+
+def _fits(world: WorldState, obj: str, relation: str, target: str) -> bool:
+    try:
+        find_placement(world, obj, relation, target)
+    except (NoPlacement, ClawError):
+        return False
+    return True
+
+
+def clear_region(
+    world: WorldState, obj: str, region: str, keep: set[str], taken: set[str]
+) -> list[SkillCall]:
+    """Steps that move blocks out of ``region`` when nothing else lets ``obj`` fit there.
+
+    Blocks nearest the region's anchor go first, as few as make room; each goes to the nearest
+    other region with room that no goal uses. ``keep`` are objects the goal moves anyway.
+    Nothing is moved when clearing blocks would not make room (a box is in the way).
+    """
+    if _fits(world, obj, "at", region):
+        return []
+    anchor = np.array(region_anchor(region))
+
+    def distance(name: str) -> float:
+        return float(np.linalg.norm(world.get(name).xy - anchor))
+
+    near = sorted(
+        (
+            name
+            for name, o in world.objects.items()
+            if o.type == "block" and name != obj and name not in keep
+            if distance(name) < REGION_CLEARING and not supported_by(world, name)
+        ),
+        key=distance,
+    )
+    moved: list[str] = []
+    for name in near:
+        moved.append(name)
+        if _fits(_without(world, set(moved)), obj, "at", region):
+            break
+    else:
+        return []
+    calls: list[SkillCall] = []
+    for name in moved:
+        here = world.get(name).xy
+        free = [r for r in REGIONS if r != region and r not in taken]
+        others = sorted(
+            (r for r in free if np.linalg.norm(np.array(REGIONS[r]) - anchor) > 2 * AT_RADIUS),
+            key=lambda r: float(np.linalg.norm(np.array(REGIONS[r]) - here)),
+        )
+        away = next((r for r in others if _fits(world, name, "at", r)), None)
+        if away is None:
+            return []
+        taken = taken | {away}
+        calls.append(SkillCall(skill="pick", args={"object": name}))
+        calls.append(SkillCall(skill="place", args={"target": away, "relation": "at"}))
+    return calls
+
+
+def box_in_region(world: WorldState, obj: str, region: str) -> str | None:
+    """A box standing on the region's anchor that ``obj`` fits in, when the region has no room.
+
+    A block in a box whose centre is this near the anchor is ``at`` the region (the predicate
+    asks for the centre within 6 cm): when a box fills the region, the block goes in it.
+    """
+    if _fits(world, obj, "at", region):
+        return None
+    anchor = np.array(region_anchor(region))
+    for name, box in world.objects.items():
+        if box.type != "box" or float(np.linalg.norm(box.xy - anchor)) > AT_RADIUS - BOX_MARGIN:
+            continue
+        if _fits(world, obj, "in", name):
+            return name
+    return None
 
 
 class OfflinePlanner:
@@ -291,6 +387,15 @@ class OfflinePlanner:
                     move(above, "on", below)
                 continue
             obj, target = predicate.args
+            if predicate.name == "at":
+                keep = {o for g in goal for o in _moves(g)}
+                taken = {parse_predicate(g).args[1] for g in goal if g.startswith("at(")}
+                clearing = clear_region(world, obj, target, keep, taken)
+                box = None if clearing else box_in_region(world, obj, target)
+                if box is not None:
+                    move(obj, "in", box)
+                    continue
+                calls.extend(clearing)
             if predicate.name == "on":
                 for other in supported_by(world, target):
                     if other != obj:
