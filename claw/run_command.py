@@ -87,6 +87,7 @@ def run(
 
     result = RunResult(instruction=instruction, success=False)
     view = None if as_json else LiveView()
+    chosen = None
     try:
         from claw.planner.llm import make_planner
 
@@ -100,6 +101,13 @@ def run(
     else:
         assert view is not None
         view.result(result)
+        usage = getattr(getattr(chosen, "first", chosen), "usage", None) if chosen else None
+        if usage is not None and usage.attempts:
+            tokens = usage.prompt_tokens + usage.completion_tokens
+            view.console.print(
+                f"LLM: {usage.calls} answers in {usage.attempts} calls, {tokens} tokens, "
+                f"${usage.cost_usd:.4f}"
+            )
         if result.error is not None:
             print(f"error: {result.error['kind']}: {result.error['message']}", file=sys.stderr)
     raise typer.Exit(_exit_code(result))
