@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import os
+import tempfile
 
 # Before anything imports mujoco: it picks its OpenGL backend at import time.
 os.environ.setdefault("MUJOCO_GL", "egl")
+# Tests (and the commands they start) never touch the user's ~/.claw.
+os.environ["CLAW_HOME"] = tempfile.mkdtemp(prefix="claw-tests-")
 
 from collections.abc import Callable, Iterator
 from typing import Any
