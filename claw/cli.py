@@ -11,6 +11,7 @@ import sys
 import typer
 
 from claw.bench_commands import bench_app
+from claw.eval_commands import eval_command
 from claw.run_command import run
 from claw.scene_commands import scene_app
 from claw.skills_commands import skills_app
@@ -26,8 +27,9 @@ app.add_typer(bench_app, name="bench")
 app.add_typer(scene_app, name="scene")
 app.add_typer(skills_app, name="skills")
 app.command("run")(run)
+app.command("eval")(eval_command)
 
-COMMANDS = ("run", "bench", "scene", "skills")
+COMMANDS = ("run", "eval", "bench", "scene", "skills")
 
 
 def main() -> None:

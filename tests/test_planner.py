@@ -1,6 +1,6 @@
 """The offline planner: instruction → goal predicates → skill calls, run in the closed loop.
 
-The project's instruction set (``planner/instructions.yaml``) runs on physics and is judged by its
+The project's instruction set (``eval/suites/basic.yaml``) runs on physics and is judged by its
 ground-truth goals (not by the planner's own reading of them); grammar units read instructions
 without physics; ordering tests build situations on physics and check what the planner plans.
 """
@@ -19,11 +19,13 @@ import numpy as np
 import pytest
 import yaml
 
-import claw.planner
+import claw.eval
 from claw.envs import TabletopEnv
 from claw.envs.errors import UnknownObjectError
 from claw.envs.predicates import check_objects, parse_predicate
 from claw.envs.scene import SceneSpec
+from claw.eval.runner import run_case as eval_run_case
+from claw.eval.suite import load_suite
 from claw.planner.grammar import (
     DEFAULT_PUSH,
     SMALL_PUSH,
@@ -38,7 +40,7 @@ from claw.skills.base import SkillResult, skill_names
 from claw.skills.executor import SkillCall, execute_calls
 from claw.skills.place import Place
 
-INSTRUCTIONS = Path(claw.planner.__file__).with_name("instructions.yaml")
+INSTRUCTIONS = Path(claw.eval.__file__).with_name("suites") / "basic.yaml"
 MIN_SUCCESS_RATE = 0.95
 DEFAULT_NAMES = ["red_block", "green_block", "blue_block", "yellow_block", "blue_box", "red_box"]
 DENSE_NAMES = [
@@ -47,6 +49,7 @@ DENSE_NAMES = [
     "brown_box",
 ]
 CASES: list[dict[str, Any]] = yaml.safe_load(INSTRUCTIONS.read_text())["cases"]
+SUITE = load_suite(INSTRUCTIONS)
 
 
 # -- the runner -----------------------------------------------------------------------------------
@@ -77,42 +80,14 @@ def _push_done(result: RunResult, expected: dict[str, Any]) -> bool:
 def run_case(case: dict[str, Any]) -> CaseOutcome:
     """Run one case on physics with the offline planner and judge it by its ground truth.
 
-    A ``goal`` case succeeds when the run reports success and every ground-truth predicate holds
-    on the final state (and, with ``expect_push``, that push ran and measured its success); an
-    ``expect_error`` case when the run stops with that error kind and nothing moved.
+    The judging is ``claw eval``'s (``claw.eval.runner``): a ``goal`` case succeeds when the run
+    reports success and every ground-truth predicate holds on the final state (and, with
+    ``expect_push``, that push ran and measured its success); an ``expect_error`` case when the
+    run stops with that error kind and nothing moved.
     """
-    env = TabletopEnv(scene=case["scene"])
-    try:
-        env.reset(seed=case.get("seed", 0))
-        qpos, time0 = env.data.qpos.copy(), float(env.data.time)
-        result = run_instruction(env, case["instruction"], OfflinePlanner())
-        reason = ""
-        if "expect_error" in case:
-            kind = None if result.error is None else result.error["kind"]
-            if kind != case["expect_error"]:
-                reason = f"expected error {case['expect_error']}, got {result.error or 'none'}"
-            elif not np.array_equal(env.data.qpos, qpos) or env.data.time != time0 or result.steps:
-                reason = f"the scene moved before the {kind} error"
-        elif result.error is not None:
-            reason = f"error {result.error['kind']}: {result.error['message']}"
-        else:
-            check = env.check(case["goal"])
-            failed_steps = [f"{s['skill']}{s['args']}: {s['reason']}" for s in result.steps
-                            if not s["success"]]  # fmt: skip
-            if not check.success:
-                missing = "; ".join(
-                    f"{r.predicate}: {r.reason}" for r in check.results if not r.holds
-                )
-                reason = f"goal not reached ({missing}); planner goal {result.goal}"
-            elif not result.success:
-                reason = f"the run reported failure; failed steps {failed_steps}"
-            elif "expect_push" in case and not _push_done(result, case["expect_push"]):
-                reason = f"no successful push {case['expect_push']}; steps {result.steps}"
-            if reason and failed_steps:
-                reason += f"; failed steps {failed_steps[:2]}, replans {result.replans}"
-        return CaseOutcome(case["id"], not reason, reason, result)
-    finally:
-        env.close()
+    index = [c.id for c in SUITE.cases].index(case["id"])
+    judged = eval_run_case(SUITE, index, "offline")
+    return CaseOutcome(case["id"], judged.success, judged.reason, RunResult(**judged.run))
 
 
 _OUTCOMES: dict[str, CaseOutcome] = {}

@@ -1,0 +1,203 @@
+"""Run a suite on physics: each case planned, executed, judged by its ground truth; metrics."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from claw.envs.errors import InvalidSceneError
+from claw.envs.tabletop import TabletopEnv
+from claw.eval.suite import Case, Suite
+from claw.planner.loop import RunResult, run_instruction
+
+
+class CaseResult(BaseModel):
+    """How one case went."""
+
+    id: str
+    tags: list[str]
+    success: bool
+    reason: str = ""
+    goal_recall: float = 0.0
+    """Fraction of the ground-truth goal predicates that hold at the end (1.0 for error cases)."""
+    executable: float = 0.0
+    """Fraction of planned steps that validated and ran successfully."""
+    replans: int = 0
+    llm_calls: int = 0
+    llm_tokens: int = 0
+    sim_seconds: float = 0.0
+    wall_seconds: float = 0.0
+    run: dict[str, Any] = Field(default_factory=dict)
+
+
+class SuiteResult(BaseModel):
+    suite: str
+    planner: str
+    cases: list[CaseResult]
+    overall: dict[str, float]
+    per_tag: dict[str, dict[str, float]]
+    wall_seconds: float
+
+
+def make_planner(spec: str, case: Case, env: TabletopEnv) -> Any:
+    """The planner a case runs with: ``offline``, ``mock:oracle``, or a litellm model."""
+    if spec == "offline":
+        from claw.planner.offline import OfflinePlanner
+
+        return OfflinePlanner()
+    if spec == "mock:oracle":
+        from claw.eval.mocks import oracle_planner
+
+        return oracle_planner(case, env)
+    from claw.planner.llm import LLMPlanner
+
+    return LLMPlanner(spec)
+
+
+def judge(
+    case: Case, env: TabletopEnv, result: RunResult, before: np.ndarray
+) -> tuple[bool, str, float]:
+    """(success, reason, goal recall) of a finished run against the case's ground truth."""
+    if case.expect_error is not None:
+        kind = None if result.error is None else result.error["kind"]
+        if kind != case.expect_error:
+            return False, f"expected error {case.expect_error}, got {result.error or 'none'}", 0.0
+        if not np.array_equal(env.data.qpos, before) or result.steps:
+            return False, f"the scene moved before the {kind} error", 0.0
+        return True, "", 1.0
+    if result.error is not None:
+        return False, f"error {result.error['kind']}: {result.error['message']}", 0.0
+    check = env.check(case.goal or [])
+    recall = sum(r.holds for r in check.results) / len(check.results) if check.results else 1.0
+    failed = [f"{s['skill']}{s['args']}: {s['reason']}" for s in result.steps if not s["success"]]
+    if not check.success:
+        missing = "; ".join(f"{r.predicate}: {r.reason}" for r in check.results if not r.holds)
+        return (
+            False,
+            f"goal not reached ({missing or check.reason}); failed steps {failed[:2]}",
+            recall,
+        )
+    if not result.success:
+        return False, f"the run reported failure; failed steps {failed[:2]}", recall
+    if case.expect_push is not None:
+        want = case.expect_push
+        done = any(
+            s["skill"] == "push"
+            and s["success"]
+            and s["args"].get("object") == want.object
+            and s["args"].get("direction") == want.direction
+            and abs(float(s["args"].get("distance", 0)) - want.distance) < 1e-6
+            for s in result.steps
+        )
+        if not done:
+            return False, f"no successful push {want.model_dump()}", recall
+    return True, "", recall
+
+
+def run_case(suite: Suite, index: int, planner_spec: str) -> CaseResult:
+    """Run case ``index`` of ``suite`` on a fresh env and judge it."""
+    case = suite.cases[index]
+    tic = time.perf_counter()
+    try:
+        env = TabletopEnv(scene=suite.scene_of(case))
+    except InvalidSceneError as exc:
+        ok = case.expect_error == "invalid_scene"
+        return CaseResult(
+            id=case.id,
+            tags=case.tags,
+            success=ok,
+            reason="" if ok else f"invalid scene: {exc}",
+            goal_recall=1.0 if ok else 0.0,
+            wall_seconds=round(time.perf_counter() - tic, 3),
+        )
+    try:
+        env.reset(seed=case.seed)
+        before = env.data.qpos.copy()
+        planner = make_planner(planner_spec, case, env)
+        result = run_instruction(env, case.instruction, planner)
+        success, reason, recall = judge(case, env, result, before)
+    finally:
+        env.close()
+    planned = max(len(result.plan), len(result.steps))
+    usage = getattr(planner, "usage", None)
+    return CaseResult(
+        id=case.id,
+        tags=case.tags,
+        success=success,
+        reason=reason,
+        goal_recall=round(recall, 4),
+        executable=round(sum(s["success"] for s in result.steps) / planned, 4) if planned else 1.0,
+        replans=result.replans,
+        llm_calls=0 if usage is None else usage.calls,
+        llm_tokens=0 if usage is None else usage.prompt_tokens + usage.completion_tokens,
+        sim_seconds=result.sim_seconds,
+        wall_seconds=round(time.perf_counter() - tic, 3),
+        run=json.loads(result.model_dump_json()),
+    )
+
+
+def _worker(payload: tuple[str, int, str]) -> str:
+    suite_json, index, planner = payload
+    return run_case(Suite.model_validate_json(suite_json), index, planner).model_dump_json()
+
+
+def summarise(results: list[CaseResult]) -> dict[str, float]:
+    n = max(len(results), 1)
+    return {
+        "cases": float(len(results)),
+        "success_rate": round(sum(r.success for r in results) / n, 4),
+        "goal_recall": round(sum(r.goal_recall for r in results) / n, 4),
+        "executability": round(sum(r.executable for r in results) / n, 4),
+        "replans": round(sum(r.replans for r in results) / n, 4),
+        "recovered_by_replanning": float(sum(r.success and r.replans > 0 for r in results)),
+        "llm_calls": round(sum(r.llm_calls for r in results) / n, 4),
+        "llm_tokens": round(sum(r.llm_tokens for r in results) / n, 2),
+        "sim_seconds": round(sum(r.sim_seconds for r in results) / n, 3),
+        "wall_seconds": round(sum(r.wall_seconds for r in results) / n, 3),
+    }
+
+
+def run_suite(
+    suite: Suite,
+    planner: str = "offline",
+    workers: int = 1,
+    progress: Callable[[CaseResult], None] | None = None,
+) -> SuiteResult:
+    """Every case of ``suite``, in ``workers`` processes; results in case order whatever N."""
+    tic = time.perf_counter()
+    results: list[CaseResult | None] = [None] * len(suite.cases)
+    if workers <= 1:
+        for i in range(len(suite.cases)):
+            results[i] = run_case(suite, i, planner)
+            if progress is not None:
+                progress(results[i])  # type: ignore[arg-type]
+    else:
+        payload = suite.model_dump_json()
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+            jobs = [(payload, i, planner) for i in range(len(suite.cases))]
+            for i, text in enumerate(pool.map(_worker, jobs)):
+                results[i] = CaseResult.model_validate_json(text)
+                if progress is not None:
+                    progress(results[i])  # type: ignore[arg-type]
+    done = [r for r in results if r is not None]
+    by_tag: dict[str, list[CaseResult]] = defaultdict(list)
+    for result in done:
+        for tag in result.tags:
+            by_tag[tag].append(result)
+    return SuiteResult(
+        suite=suite.name,
+        planner=planner,
+        cases=done,
+        overall=summarise(done),
+        per_tag={tag: summarise(rs) for tag, rs in sorted(by_tag.items())},
+        wall_seconds=round(time.perf_counter() - tic, 2),
+    )

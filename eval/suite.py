@@ -1,0 +1,120 @@
+"""Evaluation suites: instructions with their ground truth, in YAML (DESIGN's suite format)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from claw.envs.errors import ClawError
+from claw.envs.predicates import parse_predicate
+
+SUITES_DIR = Path(__file__).with_name("suites")
+ErrorKind = Literal["unknown_object", "unparseable", "unsupported", "invalid_scene"]
+
+
+class InvalidSuiteError(ClawError, ValueError):
+    """A suite file that cannot be used; the message names the case and the field."""
+
+    kind = "invalid_suite"
+
+
+class ExpectedPush(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    object: str
+    direction: Literal["left", "right", "far", "near"]
+    distance: float = Field(gt=0)
+
+
+class Case(BaseModel):
+    """One instruction and how to judge it: a ground-truth goal, or the error it must raise."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(min_length=1)
+    instruction: str
+    seed: int = 0
+    scene: str | dict[str, Any] | None = None
+    goal: list[str] | None = None
+    expect_error: ErrorKind | None = None
+    expect_push: ExpectedPush | None = None
+    """A push asked for (no predicate describes a displacement): it must run and succeed."""
+    tags: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _one_verdict(self) -> Case:
+        if (self.goal is None) == (self.expect_error is None):
+            raise ValueError("give exactly one of goal and expect_error")
+        for text in self.goal or []:
+            parse_predicate(text)
+        return self
+
+
+class Suite(BaseModel):
+    """A named list of cases sharing a default scene."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    scene: str | dict[str, Any] = "default"
+    scenes: dict[str, Any] = Field(default_factory=dict)
+    """Scenes to share between cases through YAML anchors (not used otherwise)."""
+    cases: list[Case] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _unique_ids(self) -> Suite:
+        seen: set[str] = set()
+        for case in self.cases:
+            if case.id in seen:
+                raise ValueError(f"case id {case.id!r} is used twice")
+            seen.add(case.id)
+        return self
+
+    def scene_of(self, case: Case) -> str | dict[str, Any]:
+        return case.scene if case.scene is not None else self.scene
+
+
+def load_suite(source: str | Path) -> Suite:
+    """A suite from a YAML file, or a built-in suite by name (``basic``).
+
+    Raises:
+        InvalidSuiteError: unreadable, not YAML, or a case that does not validate; the message
+            names the case (by id or position) and the field.
+    """
+    path = Path(source)
+    if not path.exists() and (SUITES_DIR / f"{source}.yaml").exists():
+        path = SUITES_DIR / f"{source}.yaml"
+    try:
+        data = yaml.safe_load(path.read_text())
+    except FileNotFoundError:
+        raise InvalidSuiteError(f"suite file {path} not found") from None
+    except yaml.YAMLError as exc:
+        raise InvalidSuiteError(
+            f"suite file {path} is not valid YAML: {exc}".splitlines()[0]
+        ) from None
+    if not isinstance(data, dict):
+        raise InvalidSuiteError(f"suite file {path}: expected a mapping with name and cases")
+    data.setdefault("name", path.stem)
+    try:
+        return Suite.model_validate(data)
+    except ValidationError as exc:
+        raise InvalidSuiteError(_where(exc, data, path)) from None
+    except ClawError as exc:  # a goal predicate that does not parse
+        raise InvalidSuiteError(f"suite file {path}: {exc}") from None
+
+
+def _where(exc: ValidationError, data: dict[str, Any], path: Path) -> str:
+    error = exc.errors()[0]
+    loc = list(error["loc"])
+    label = ".".join(str(p) for p in loc) or "suite"
+    if len(loc) >= 2 and loc[0] == "cases" and isinstance(loc[1], int):
+        cases = data.get("cases") or []
+        case = cases[loc[1]] if loc[1] < len(cases) else {}
+        name = case.get("id") if isinstance(case, dict) else None
+        field = ".".join(str(p) for p in loc[2:])
+        label = f"case {name or f'#{loc[1] + 1}'!s}" + (f": {field}" if field else "")
+    message = error["msg"].removeprefix("Value error, ")
+    return f"suite file {path}: {label}: {message}"

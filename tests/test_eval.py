@@ -1,0 +1,115 @@
+"""``claw eval``: suite validation, judging, the oracle mock, workers, the command."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from claw.eval.runner import run_suite
+from claw.eval.suite import InvalidSuiteError, Suite, load_suite
+
+SMALL = {
+    "name": "small",
+    "scene": "default",
+    "cases": [
+        {"id": "next-to", "instruction": "put the red block next to the blue box", "seed": 1,
+         "goal": ["next_to(red_block, blue_box)"], "tags": ["spatial"]},
+        {"id": "in-box", "instruction": "drop the green cube into the red bin", "seed": 2,
+         "goal": ["in(green_block, red_box)"], "tags": ["container"]},
+        {"id": "bad-object", "instruction": "put the purple block in the blue box",
+         "expect_error": "unknown_object", "tags": ["error"]},
+        {"id": "stack", "instruction": "stack the yellow block on the blue block", "seed": 3,
+         "goal": ["on(yellow_block, blue_block)"], "tags": ["stack"]},
+    ],
+}  # fmt: skip
+
+
+def write(tmp_path: Path, data: object, name: str = "suite.yaml") -> Path:
+    import yaml
+
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump(data) if not isinstance(data, str) else data)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("mutate", "needle"),
+    [
+        (
+            lambda s: s["cases"][1].pop("goal"),
+            "case in-box: give exactly one of goal and expect_error",
+        ),
+        (lambda s: s["cases"][0].update(colour="red"), "case next-to: colour"),
+        (lambda s: s["cases"][3].update(goal=["under(a, b)"]), "unknown predicate"),
+        (lambda s: s["cases"][2].update(expect_error="oops"), "case bad-object: expect_error"),
+        (lambda s: s["cases"].append(dict(s["cases"][0])), "used twice"),
+        (lambda s: s.update(cases=[]), "cases"),
+    ],
+)
+def test_a_bad_suite_names_the_case_and_field(tmp_path: Path, mutate: object, needle: str) -> None:
+    data = json.loads(json.dumps(SMALL))
+    mutate(data)  # type: ignore[operator]
+    with pytest.raises(InvalidSuiteError, match=needle):
+        load_suite(write(tmp_path, data))
+
+
+def test_unreadable_suites(tmp_path: Path) -> None:
+    with pytest.raises(InvalidSuiteError, match="not found"):
+        load_suite(tmp_path / "missing.yaml")
+    with pytest.raises(InvalidSuiteError, match="not valid YAML"):
+        load_suite(write(tmp_path, "cases: [\n"))
+
+
+def test_the_basic_suite_is_built_in() -> None:
+    suite = load_suite("basic")
+    assert len(suite.cases) >= 60
+    assert {c.expect_error for c in suite.cases} >= {"unknown_object", "unparseable", "unsupported"}
+
+
+def test_offline_and_oracle_judged_alike() -> None:
+    suite = Suite.model_validate(SMALL)
+    offline = run_suite(suite, "offline")
+    oracle = run_suite(suite, "mock:oracle")
+    assert [c.success for c in offline.cases] == [True] * 4
+    assert [c.success for c in oracle.cases] == [True] * 4
+    assert offline.overall["llm_calls"] == 0 and oracle.overall["llm_calls"] >= 1
+    assert oracle.per_tag["error"]["success_rate"] == 1.0
+
+
+def test_a_wrong_expectation_fails_the_case() -> None:
+    data = json.loads(json.dumps(SMALL))
+    data["cases"][0]["goal"] = ["left_of(red_block, blue_box)", "next_to(red_block, blue_box)"]
+    data["cases"][2]["expect_error"] = "unsupported"
+    result = run_suite(Suite.model_validate(data), "offline")
+    first, _, third, _ = result.cases
+    assert not first.success and first.goal_recall in (0.0, 0.5)
+    assert not third.success and "expected error unsupported" in third.reason
+    assert result.overall["success_rate"] == 0.5
+
+
+def test_workers_give_the_same_results() -> None:
+    suite = Suite.model_validate(SMALL)
+    one, two = run_suite(suite, "offline", workers=1), run_suite(suite, "offline", workers=2)
+    strip = lambda r: [c.model_dump(exclude={"wall_seconds", "run"}) for c in r.cases]  # noqa: E731
+    assert strip(one) == strip(two)
+    assert [c.run["steps"] for c in one.cases] == [c.run["steps"] for c in two.cases]
+
+
+def test_the_command(tmp_path: Path) -> None:
+    out = tmp_path / "report.json"
+    result = subprocess.run(
+        [sys.executable, "-m", "claw", "eval", str(write(tmp_path, SMALL)), "--json", str(out)],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = json.loads(out.read_text())
+    assert report["overall"]["success_rate"] == 1.0 and len(report["cases"]) == 4
+    bad = subprocess.run(
+        [sys.executable, "-m", "claw", "eval", str(tmp_path / "nope.yaml")],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert bad.returncode == 2 and "invalid_suite" in bad.stderr
