@@ -7,6 +7,10 @@ repair, execution and replanning are exactly what a real model would go through.
 from __future__ import annotations
 
 import json
+import zlib
+from typing import Any
+
+import numpy as np
 
 from claw.envs.tabletop import TabletopEnv
 from claw.eval.suite import Case
@@ -32,3 +36,91 @@ def oracle_answer(case: Case, env: TabletopEnv) -> str:
 def oracle_planner(case: Case, env: TabletopEnv) -> LLMPlanner:
     """``mock:oracle``: the LLM planner answered by :func:`oracle_answer` at every call."""
     return LLMPlanner(MOCK_MODEL, mock=lambda messages: oracle_answer(case, env), backoff=0.0)
+
+
+CORRUPTIONS = (
+    "wrong_object",
+    "wrong_relation",
+    "missing_step",
+    "extra_step",
+    "unknown_skill",
+    "malformed_json",
+)
+RELATIONS = ("on", "in", "next_to", "left_of", "right_of", "behind", "in_front_of")
+
+
+def _rng(case: Case, salt: str) -> np.random.Generator:
+    return np.random.default_rng([case.seed, zlib.crc32(f"{case.id}/{salt}".encode())])
+
+
+def corrupt(answer: str, rng: np.random.Generator, names: list[str]) -> tuple[str, str]:
+    """One corruption of an oracle answer, drawn from ``CORRUPTIONS``: (answer, what was done)."""
+    kind = str(rng.choice(CORRUPTIONS))
+    data = json.loads(answer)
+    steps = data.get("steps") or []
+    if kind == "malformed_json":
+        return answer[: max(1, len(answer) // 2)], kind
+    if not steps:
+        return answer, "none"
+
+    def pick_step(usable: list[int]) -> int:
+        return usable[int(rng.integers(len(usable)))]
+
+    with_relation = [i for i, s in enumerate(steps) if "relation" in s["args"]]
+    with_object = [
+        i
+        for i, s in enumerate(steps)
+        if any(s["args"].get(k) in names for k in ("object", "target"))
+    ]
+    if (kind == "wrong_relation" and not with_relation) or (
+        kind == "wrong_object" and not with_object
+    ):
+        kind = "missing_step"
+    if kind == "wrong_object":
+        step = steps[pick_step(with_object)]
+        key = "object" if step["args"].get("object") in names else "target"
+        step["args"][key] = str(rng.choice([n for n in names if n != step["args"][key]]))
+    elif kind == "wrong_relation":
+        step = steps[pick_step(with_relation)]
+        others = [r for r in RELATIONS if r != step["args"]["relation"]]
+        step["args"]["relation"] = str(rng.choice(others))
+    elif kind == "missing_step":
+        steps.pop(int(rng.integers(len(steps))))
+    elif kind == "extra_step":
+        extra = {"skill": "pick", "args": {"object": str(rng.choice(names))}}
+        steps.insert(int(rng.integers(len(steps) + 1)), extra)
+    else:  # unknown_skill
+        step = steps[int(rng.integers(len(steps)))]
+        step["skill"] = f"{step['skill']}_fast"
+    return json.dumps(data), kind
+
+
+def noisy_planner(case: Case, env: TabletopEnv, p: float) -> LLMPlanner:
+    """``mock:noisy:P``: the oracle, each answer corrupted with probability ``p`` (seeded)."""
+    rng = _rng(case, "noisy")
+
+    def answer(messages: list[dict[str, str]]) -> str:
+        clean = oracle_answer(case, env)
+        if rng.random() >= p:
+            return clean
+        return corrupt(clean, rng, list(env.object_names))[0]
+
+    return LLMPlanner(MOCK_MODEL, mock=answer, backoff=0.0)
+
+
+def faulty_planner(case: Case, env: TabletopEnv, p: float) -> LLMPlanner:
+    """``mock:faulty:P``: the oracle, but each attempt fails with probability ``p`` (rate limit,
+    server error or timeout), retried by the planner like a real provider's errors."""
+    rng = _rng(case, "faulty")
+    faults: tuple[str | dict[str, Any], ...] = (
+        "litellm.RateLimitError",
+        "litellm.InternalServerError",
+        {"mock_timeout": True, "timeout": 0.05},
+    )
+
+    def answer(messages: list[dict[str, str]]) -> str | dict[str, Any]:
+        if rng.random() < p:
+            return faults[int(rng.integers(len(faults)))]
+        return oracle_answer(case, env)
+
+    return LLMPlanner(MOCK_MODEL, mock=answer, backoff=0.0, num_retries=3)

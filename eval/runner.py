@@ -8,6 +8,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -53,10 +54,22 @@ def make_planner(spec: str, case: Case, env: TabletopEnv) -> Any:
         from claw.planner.offline import OfflinePlanner
 
         return OfflinePlanner()
-    if spec == "mock:oracle":
-        from claw.eval.mocks import oracle_planner
+    if spec.startswith("mock:"):
+        from claw.eval import mocks
 
-        return oracle_planner(case, env)
+        kind, _, arg = spec.removeprefix("mock:").partition(":")
+        if kind == "oracle" and not arg:
+            return mocks.oracle_planner(case, env)
+        if kind in ("noisy", "faulty"):
+            try:
+                p = float(arg)
+            except ValueError:
+                p = -1.0
+            if not 0.0 <= p <= 1.0:
+                raise ValueError(f"{spec!r}: give a probability, e.g. mock:{kind}:0.3")
+            factory = mocks.noisy_planner if kind == "noisy" else mocks.faulty_planner
+            return factory(case, env, p)
+        raise ValueError(f"unknown mock {spec!r}; mocks: mock:oracle, mock:noisy:P, mock:faulty:P")
     from claw.planner.llm import LLMPlanner
 
     return LLMPlanner(spec)
@@ -102,12 +115,27 @@ def judge(
     return True, "", recall
 
 
-def run_case(suite: Suite, index: int, planner_spec: str) -> CaseResult:
-    """Run case ``index`` of ``suite`` on a fresh env and judge it."""
+def run_case(suite: Suite, index: int, planner_spec: str, video: Path | None = None) -> CaseResult:
+    """Run case ``index`` of ``suite`` on a fresh env and judge it.
+
+    With ``video`` (``.gif`` or ``.mp4``) the run is recorded at 10 frames per simulated second
+    (240 x 320) and written there once it has been judged; no file when the scene cannot be built.
+    """
+    from claw.envs.video import RecordEpisode, check_video_path
+
     case = suite.cases[index]
     tic = time.perf_counter()
+    if video is not None:
+        check_video_path(video)
+    recorder: RecordEpisode | None = None
     try:
-        env = TabletopEnv(scene=suite.scene_of(case))
+        if video is None:
+            env = TabletopEnv(scene=suite.scene_of(case))
+        else:
+            env = TabletopEnv(
+                scene=suite.scene_of(case), render_mode="rgb_array", render_size=(240, 320)
+            )
+            recorder = RecordEpisode(env, video, fps=10)
     except InvalidSceneError as exc:
         ok = case.expect_error == "invalid_scene"
         return CaseResult(
@@ -119,13 +147,15 @@ def run_case(suite: Suite, index: int, planner_spec: str) -> CaseResult:
             wall_seconds=round(time.perf_counter() - tic, 3),
         )
     try:
-        env.reset(seed=case.seed)
+        (recorder or env).reset(seed=case.seed)
         before = env.data.qpos.copy()
         planner = make_planner(planner_spec, case, env)
         result = run_instruction(env, case.instruction, planner)
         success, reason, recall = judge(case, env, result, before)
+        if recorder is not None:
+            recorder.save()
     finally:
-        env.close()
+        (recorder or env).close()
     planned = max(len(result.plan), len(result.steps))
     usage = getattr(planner, "usage", None)
     return CaseResult(

@@ -116,8 +116,9 @@ class LLMPlanner:
             timeouts, connection and server errors.
         max_repairs: Times an unusable plan is sent back to the model with its problems.
         api_base: An OpenAI-compatible endpoint, for local or proxy servers.
-        mock: ``f(messages) -> str`` giving litellm's ``mock_response`` for each call (tests and
-            the offline evaluation's mocked models go through this same code path).
+        mock: ``f(messages)`` giving litellm's ``mock_response`` for each attempt (a string), or
+            litellm mock arguments (a mapping, e.g. ``{"mock_timeout": True}``); tests and the
+            offline evaluation's mocked models go through this same code path.
         top_k: How many skills the library's retrieval puts in the catalogue.
     """
 
@@ -128,7 +129,7 @@ class LLMPlanner:
         num_retries: int = 2,
         max_repairs: int = 2,
         api_base: str | None = None,
-        mock: Callable[[list[dict[str, str]]], str] | None = None,
+        mock: Callable[[list[dict[str, str]]], str | dict[str, Any]] | None = None,
         top_k: int = 8,
         backoff: float = 0.5,
         **completion_kwargs: Any,
@@ -170,7 +171,14 @@ class LLMPlanner:
         for attempt in range(self.num_retries + 1):
             self.usage.attempts += 1
             if self.mock is not None:  # each attempt gets its own answer, as over the wire
-                kwargs["mock_response"] = self.mock(messages)
+                answer = self.mock(messages)
+                for key in ("mock_response", "mock_timeout"):
+                    kwargs.pop(key, None)
+                kwargs["timeout"] = self.timeout
+                if isinstance(answer, dict):  # e.g. {"mock_timeout": True, "timeout": 0.05}
+                    kwargs.update(answer)
+                else:
+                    kwargs["mock_response"] = answer
             try:
                 with contextlib.redirect_stdout(sys.stderr):
                     response = litellm.completion(**kwargs)

@@ -86,7 +86,21 @@ def run_instruction(
             notify("step", step)
         failed = outcome.failed
         if failed is None:
-            break
+            check = env.check(result.goal)
+            if check.success or not result.goal or result.replans >= max_replans:
+                break
+            # Every step ran, yet the goal does not hold: say so and plan again.
+            result.replans += 1
+            failure = (len(outcome.steps), "the plan", f"the goal does not hold: {check.reason}")
+            try:
+                plan = planner.replan(instruction, plan, env, failure)
+            except ClawError as exc:
+                result.error = {"kind": exc.kind, "message": str(exc)}
+                return finish()
+            notify("replan", plan)
+            if not plan.steps:
+                break
+            continue
         if failed.error is not None and not result.steps[:-1]:
             result.error = {"kind": failed.error, "message": failed.reason}
             return finish()

@@ -113,3 +113,56 @@ def test_the_command(tmp_path: Path) -> None:
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert bad.returncode == 2 and "invalid_suite" in bad.stderr
+
+
+@pytest.mark.parametrize("spec", ["mock:noisy:0.5", "mock:faulty:0.5"])
+def test_noisy_and_faulty_mocks_are_seeded_and_recover(spec: str) -> None:
+    suite = Suite.model_validate(SMALL)
+    first, second = run_suite(suite, spec), run_suite(suite, spec)
+    strip = lambda r: [c.model_dump(exclude={"wall_seconds", "run"}) for c in r.cases]  # noqa: E731
+    assert strip(first) == strip(second)  # the same corruptions and faults every run
+    assert first.overall["success_rate"] >= 0.75
+    assert first.overall["llm_calls"] >= 1
+
+
+def test_each_corruption_changes_the_answer_as_named() -> None:
+    import numpy as np
+
+    from claw.eval.mocks import CORRUPTIONS, corrupt
+
+    clean = json.dumps(
+        {
+            "goal": ["on(red_block, blue_block)"],
+            "steps": [
+                {"skill": "pick", "args": {"object": "red_block"}},
+                {"skill": "place", "args": {"target": "blue_block", "relation": "on"}},
+            ],
+            "error": None,
+        }
+    )
+    names = ["red_block", "blue_block", "green_block"]
+    seen = set()
+    for seed in range(60):
+        answer, kind = corrupt(clean, np.random.default_rng(seed), names)
+        seen.add(kind)
+        if kind == "malformed_json":
+            with pytest.raises(ValueError):
+                json.loads(answer)
+            continue
+        steps = json.loads(answer)["steps"]
+        if kind == "missing_step":
+            assert len(steps) == 1
+        elif kind == "extra_step":
+            assert len(steps) == 3
+        elif kind == "unknown_skill":
+            assert any(s["skill"].endswith("_fast") for s in steps)
+        else:
+            assert answer != clean
+    assert seen == set(CORRUPTIONS)
+
+
+def test_unknown_planner_specs_are_refused() -> None:
+    suite = Suite.model_validate(SMALL)
+    for spec in ("mock:psychic", "mock:noisy:2"):
+        with pytest.raises(ValueError, match="mock"):
+            run_suite(suite, spec)
