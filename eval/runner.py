@@ -48,8 +48,28 @@ class SuiteResult(BaseModel):
     wall_seconds: float
 
 
+_recording: dict[str, str] | None = None  # answers recorded in this process (--record)
+
+
 def make_planner(spec: str, case: Case, env: TabletopEnv) -> Any:
-    """The planner a case runs with: ``offline``, ``mock:oracle``, or a litellm model."""
+    """The planner a case runs with, recording its answers when a recording is on."""
+    planner = _make_planner(spec, case, env)
+    recording = _recording
+    if recording is not None and hasattr(planner, "on_answer"):
+        from claw.eval.cassette import key
+
+        model = planner.model
+
+        def remember(messages: list[dict[str, str]], answer: str) -> None:
+            recording[key(model, messages)] = answer
+
+        planner.on_answer = remember
+    return planner
+
+
+def _make_planner(spec: str, case: Case, env: TabletopEnv) -> Any:
+    """``offline``, ``mock:oracle``, ``mock:noisy:P``, ``mock:faulty:P``, ``replay:FILE``, or a
+    litellm model."""
     if spec == "offline":
         from claw.planner.offline import OfflinePlanner
 
@@ -72,6 +92,11 @@ def make_planner(spec: str, case: Case, env: TabletopEnv) -> Any:
         raise ValueError(f"unknown mock {spec!r}; mocks: mock:oracle, mock:noisy:P, mock:faulty:P")
     from claw.planner.llm import LLMPlanner
 
+    if spec.startswith("replay:"):
+        from claw.eval.cassette import Cassette
+
+        cassette = Cassette(spec.removeprefix("replay:"))
+        return LLMPlanner(cassette.model, mock=cassette.answer, backoff=0.0, num_retries=0)
     return LLMPlanner(spec)
 
 
@@ -174,9 +199,12 @@ def run_case(suite: Suite, index: int, planner_spec: str, video: Path | None = N
     )
 
 
-def _worker(payload: tuple[str, int, str]) -> str:
-    suite_json, index, planner = payload
-    return run_case(Suite.model_validate_json(suite_json), index, planner).model_dump_json()
+def _worker(payload: tuple[str, int, str, bool]) -> tuple[str, dict[str, str]]:
+    global _recording
+    suite_json, index, planner, record = payload
+    _recording = {} if record else None
+    result = run_case(Suite.model_validate_json(suite_json), index, planner)
+    return result.model_dump_json(), _recording or {}
 
 
 def summarise(results: list[CaseResult]) -> dict[str, float]:
@@ -200,24 +228,43 @@ def run_suite(
     planner: str = "offline",
     workers: int = 1,
     progress: Callable[[CaseResult], None] | None = None,
+    record: Path | None = None,
 ) -> SuiteResult:
-    """Every case of ``suite``, in ``workers`` processes; results in case order whatever N."""
+    """Every case of ``suite``, in ``workers`` processes; results in case order whatever N.
+
+    With ``record``, every LLM answer is saved to that cassette (replay it with
+    ``planner="replay:FILE"``).
+    """
+    global _recording
     tic = time.perf_counter()
     results: list[CaseResult | None] = [None] * len(suite.cases)
+    recorded: dict[str, str] = {}
     if workers <= 1:
-        for i in range(len(suite.cases)):
-            results[i] = run_case(suite, i, planner)
-            if progress is not None:
-                progress(results[i])  # type: ignore[arg-type]
+        _recording = recorded if record is not None else None
+        try:
+            for i in range(len(suite.cases)):
+                results[i] = run_case(suite, i, planner)
+                if progress is not None:
+                    progress(results[i])  # type: ignore[arg-type]
+        finally:
+            _recording = None
     else:
         payload = suite.model_dump_json()
         context = multiprocessing.get_context("fork")
         with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-            jobs = [(payload, i, planner) for i in range(len(suite.cases))]
-            for i, text in enumerate(pool.map(_worker, jobs)):
+            jobs = [(payload, i, planner, record is not None) for i in range(len(suite.cases))]
+            for i, (text, answers) in enumerate(pool.map(_worker, jobs)):
                 results[i] = CaseResult.model_validate_json(text)
+                recorded.update(answers)
                 if progress is not None:
                     progress(results[i])  # type: ignore[arg-type]
+    if record is not None:
+        from claw.eval.cassette import Cassette
+        from claw.eval.mocks import MOCK_MODEL
+
+        cassette = Cassette(record, model=MOCK_MODEL if planner.startswith("mock:") else planner)
+        cassette.answers.update(recorded)
+        cassette.save()
     done = [r for r in results if r is not None]
     by_tag: dict[str, list[CaseResult]] = defaultdict(list)
     for result in done:

@@ -120,6 +120,7 @@ class LLMPlanner:
             litellm mock arguments (a mapping, e.g. ``{"mock_timeout": True}``); tests and the
             offline evaluation's mocked models go through this same code path.
         top_k: How many skills the library's retrieval puts in the catalogue.
+        on_answer: Called with the messages and the answer of every successful call.
     """
 
     def __init__(
@@ -132,12 +133,14 @@ class LLMPlanner:
         mock: Callable[[list[dict[str, str]]], str | dict[str, Any]] | None = None,
         top_k: int = 8,
         backoff: float = 0.5,
+        on_answer: Callable[[list[dict[str, str]], str], None] | None = None,
         **completion_kwargs: Any,
     ) -> None:
         self.model, self.name = model, model
         self.timeout, self.num_retries, self.max_repairs = timeout, num_retries, max_repairs
         self.api_base, self.mock, self.top_k, self.backoff = api_base, mock, top_k, backoff
         self.completion_kwargs = completion_kwargs
+        self.on_answer = on_answer
         self.usage = Usage()
         self.messages: list[dict[str, str]] = []
 
@@ -202,7 +205,10 @@ class LLMPlanner:
         with contextlib.suppress(Exception), contextlib.redirect_stdout(sys.stderr):
             # Unknown prices (local models, some mocks) cost nothing here.
             self.usage.cost_usd += float(litellm.completion_cost(completion_response=response))
-        return str(response.choices[0].message.content or "")
+        text = str(response.choices[0].message.content or "")
+        if self.on_answer is not None:  # e.g. recording a cassette
+            self.on_answer(messages, text)
+        return text
 
     # -- planning --------------------------------------------------------------------------------
 
