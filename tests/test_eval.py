@@ -166,3 +166,30 @@ def test_unknown_planner_specs_are_refused() -> None:
     for spec in ("mock:psychic", "mock:noisy:2"):
         with pytest.raises(ValueError, match="mock"):
             run_suite(suite, spec)
+
+
+def test_a_recorded_cassette_replays_the_run_exactly(tmp_path: Path) -> None:
+    cassette = tmp_path / "cassette.json"
+    suite_file = write(tmp_path, SMALL)
+    common = [sys.executable, "-m", "claw", "eval", str(suite_file)]
+    recorded = subprocess.run(
+        [*common, "--planner", "mock:noisy:0.5", "--record", str(cassette),
+         "--json", str(tmp_path / "a.json")], capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert recorded.returncode in (0, 1), recorded.stderr
+    stored = json.loads(cassette.read_text())
+    assert stored["answers"] and "key" not in json.dumps(stored).lower().replace("keys", "")
+    replayed = subprocess.run(
+        [*common, "--planner", f"replay:{cassette}", "--workers", "2",
+         "--json", str(tmp_path / "b.json")], capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert replayed.returncode == recorded.returncode, replayed.stderr
+    a, b = (json.loads((tmp_path / n).read_text()) for n in ("a.json", "b.json"))
+
+    def strip(report: dict) -> list:  # type: ignore[type-arg]
+        return [
+            {**c, "wall_seconds": 0, "run": {**c["run"], "wall_seconds": 0}}
+            for c in report["cases"]
+        ]
+
+    assert strip(a) == strip(b)

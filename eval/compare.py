@@ -1,0 +1,143 @@
+"""Compare two suite results (``claw eval --json`` files): metric deltas and cases that changed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ValidationError
+
+from claw.envs.errors import ClawError
+from claw.eval.report import METRICS, format_metric
+from claw.eval.runner import SuiteResult
+
+
+class InvalidReportError(ClawError, ValueError):
+    """A file that is not a JSON report written by ``claw eval --json``."""
+
+    kind = "invalid_report"
+
+
+def load_report(path: str | Path) -> SuiteResult:
+    """A suite result from a ``--json`` file, or from a ``--report`` folder's ``results.json``."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / "results.json"
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise InvalidReportError(f"report {path} not found") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InvalidReportError(f"report {path} is not a JSON file: {exc}") from None
+    try:
+        return SuiteResult.model_validate(data)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = ".".join(str(p) for p in error["loc"]) or "report"
+        raise InvalidReportError(
+            f"report {path} is not a claw eval --json report: {where}: {error['msg']}"
+        ) from None
+
+
+class Delta(BaseModel):
+    """One metric in A and B; None where a side lacks it (a tag only one report has)."""
+
+    a: float | None
+    b: float | None
+    delta: float | None
+
+
+class ReportInfo(BaseModel):
+    path: str
+    suite: str
+    planner: str
+    cases: int
+
+
+class CaseChange(BaseModel):
+    """A case whose success differs between A and B."""
+
+    id: str
+    change: Literal["fixed", "broken"]
+    a: bool
+    b: bool
+    reason_a: str
+    reason_b: str
+
+
+class Comparison(BaseModel):
+    """B against A (A is the baseline): ``delta`` = B − A."""
+
+    a: ReportInfo
+    b: ReportInfo
+    overall: dict[str, Delta]
+    per_tag: dict[str, dict[str, Delta]]
+    changed: list[CaseChange]
+    only_in_a: list[str]
+    only_in_b: list[str]
+
+    @property
+    def fixed(self) -> list[CaseChange]:
+        return [c for c in self.changed if c.change == "fixed"]
+
+    @property
+    def broken(self) -> list[CaseChange]:
+        return [c for c in self.changed if c.change == "broken"]
+
+
+def _deltas(a: dict[str, float] | None, b: dict[str, float] | None) -> dict[str, Delta]:
+    a, b = a or {}, b or {}
+    keys = [k for k, _, _ in METRICS if k in a or k in b]
+    keys += sorted((set(a) | set(b)) - set(keys))
+    out = {}
+    for key in keys:
+        va, vb = a.get(key), b.get(key)
+        delta = None if va is None or vb is None else round(vb - va, 6)
+        out[key] = Delta(a=va, b=vb, delta=delta)
+    return out
+
+
+def compare(
+    a: SuiteResult, b: SuiteResult, a_path: str | Path = "A", b_path: str | Path = "B"
+) -> Comparison:
+    """Overall and per-tag metric deltas (B − A) and the cases (by id) whose success changed."""
+    tags = sorted(set(a.per_tag) | set(b.per_tag))
+    cases_a = {c.id: c for c in a.cases}
+    cases_b = {c.id: c for c in b.cases}
+    changed = [
+        CaseChange(
+            id=case.id,
+            change="fixed" if cases_b[case.id].success else "broken",
+            a=case.success,
+            b=cases_b[case.id].success,
+            reason_a=case.reason,
+            reason_b=cases_b[case.id].reason,
+        )
+        for case in a.cases
+        if case.id in cases_b and cases_b[case.id].success != case.success
+    ]
+    return Comparison(
+        a=ReportInfo(path=str(a_path), suite=a.suite, planner=a.planner, cases=len(a.cases)),
+        b=ReportInfo(path=str(b_path), suite=b.suite, planner=b.planner, cases=len(b.cases)),
+        overall=_deltas(a.overall, b.overall),
+        per_tag={tag: _deltas(a.per_tag.get(tag), b.per_tag.get(tag)) for tag in tags},
+        changed=changed,
+        only_in_a=[c.id for c in a.cases if c.id not in cases_b],
+        only_in_b=[c.id for c in b.cases if c.id not in cases_a],
+    )
+
+
+def compare_files(a: str | Path, b: str | Path) -> Comparison:
+    """``compare`` of two ``--json`` files (or ``--report`` folders)."""
+    return compare(load_report(a), load_report(b), a, b)
+
+
+def format_delta(key: str, delta: float | None) -> str:
+    """A signed delta as the reports show metric ``key`` (success rate in percentage points)."""
+    if delta is None:
+        return "-"
+    sign = "+" if delta > 0 else "-" if delta < 0 else ""
+    if key == "success_rate":
+        return f"{sign}{100 * abs(delta):.1f} pp"
+    return sign + format_metric(key, abs(delta))
