@@ -85,30 +85,20 @@ def run_instruction(
             result.steps.append(_step_json(step))
             notify("step", step)
         failed = outcome.failed
-        if failed is None:
-            check = env.check(result.goal)
-            if check.success or not result.goal or result.replans >= max_replans:
-                break
-            # Every step ran, yet the goal does not hold: say so and plan again.
-            result.replans += 1
-            failure = (len(outcome.steps), "the plan", f"the goal does not hold: {check.reason}")
-            try:
-                plan = planner.replan(instruction, plan, env, failure)
-            except ClawError as exc:
-                result.error = {"kind": exc.kind, "message": str(exc)}
-                return finish()
-            notify("replan", plan)
-            if not plan.steps:
-                break
-            continue
-        if failed.error is not None and not result.steps[:-1]:
+        if failed is not None and failed.error is not None and not result.steps[:-1]:
             result.error = {"kind": failed.error, "message": failed.reason}
             return finish()
+        if failed is None:
+            check = env.check(result.goal)
+            if check.success or not result.goal:
+                break
+            # Every step ran, yet the goal does not hold: say so and plan again.
+            failure = (len(outcome.steps), "the plan", f"the goal does not hold: {check.reason}")
+        else:
+            failure = (len(outcome.steps), f"{failed.skill}({failed.args})", failed.reason)
         if result.replans >= max_replans:
             break
         result.replans += 1
-        index = len(outcome.steps)
-        failure = (index, f"{failed.skill}({failed.args})", failed.reason)
         try:
             plan = planner.replan(instruction, plan, env, failure)
         except ClawError as exc:
