@@ -352,7 +352,7 @@ class OfflinePlanner:
         held = held_object(world)
         pending = order_goals(goal, world)
 
-        def move(obj: str, relation: str, target: str) -> None:
+        def move(obj: str, relation: str, target: str, near: str | None = None) -> None:
             nonlocal held
             if held is not None and held != obj:
                 calls.append(SkillCall(skill="place", args={"target": "center", "relation": "at"}))
@@ -362,7 +362,10 @@ class OfflinePlanner:
                 calls.append(SkillCall(skill="place", args={"target": obj, "relation": "next_to"}))
             if held != obj:
                 calls.append(SkillCall(skill="pick", args={"object": obj}))
-            calls.append(SkillCall(skill="place", args={"target": target, "relation": relation}))
+            args = {"target": target, "relation": relation}
+            if near is not None:
+                args["near"] = near
+            calls.append(SkillCall(skill="place", args=args))
             held = None
 
         for text in pending:
@@ -393,7 +396,7 @@ class OfflinePlanner:
                 clearing = clear_region(world, obj, target, keep, taken)
                 box = None if clearing else box_in_region(world, obj, target)
                 if box is not None:
-                    move(obj, "in", box)
+                    move(obj, "in", box, near=target)  # in the box, as near the anchor as fits
                     continue
                 calls.extend(clearing)
             if predicate.name == "on":

@@ -10,8 +10,8 @@ from pydantic import Field
 
 from claw.envs.errors import ClawError
 from claw.envs.predicates import evaluate
-from claw.envs.regions import resolve_region
-from claw.envs.state import unknown_object_error
+from claw.envs.regions import region_anchor, resolve_region
+from claw.envs.state import WorldState, unknown_object_error
 from claw.envs.tabletop import TabletopEnv
 from claw.skills.base import Skill, SkillParams, SkillResult, register_skill
 from claw.skills.basic import result
@@ -34,6 +34,9 @@ RETREAT = 0.08  # m the claw rises after letting go
 
 class PlaceParams(SkillParams):
     target: str = Field(description="The object to place relative to, or a table region for 'at'.")
+    near: str | None = Field(
+        None, description="Optionally a table region: of the spots that work, the nearest to it."
+    )
     relation: Relation = Field(
         description="on, in, next_to, left_of, right_of, behind, in_front_of, or at (a region)."
     )
@@ -63,8 +66,25 @@ class Place(Skill):
         "rest it on the block",
     )
 
+    @staticmethod
+    def _preferred(
+        params: PlaceParams, world: WorldState, snug: bool
+    ) -> tuple[float, float] | None:
+        """Where to prefer the spot: near the region asked for, or a box's corner when packing."""
+        if params.near is not None:
+            return region_anchor(params.near)
+        if snug:
+            corner = world.get(params.target).inner_footprint()[0]
+            return float(corner[0]), float(corner[1])
+        return None
+
     def check_names(self, object_names: list[str], params: SkillParams) -> list[ClawError]:
         assert isinstance(params, PlaceParams)
+        if params.near is not None:
+            try:
+                resolve_region(params.near)
+            except ClawError as exc:
+                return [exc]
         if params.relation == "at":
             try:
                 resolve_region(params.target)
@@ -114,7 +134,7 @@ class Place(Skill):
                 release_width=release,
                 # Pack a box from a corner, which is as safe a spot as its middle, so that the
                 # next object still finds room.
-                preferred=tuple(world.get(params.target).inner_footprint()[0]) if snug else None,
+                preferred=self._preferred(params, world, snug),
                 **({"clearance": clearance} if clearance is not None else {}),
             )
         except NoPlacement as exc:

@@ -509,7 +509,8 @@ def test_a_box_filling_the_region_takes_the_block(make_env: Callable[..., Tablet
     env = make_env(scene="default")
     env.reset(seed=40)
     result = run_instruction(env, "put the red block on the left side", OfflinePlanner())
-    assert [c["args"] for c in result.plan][1] == {"target": "blue_box", "relation": "in"}
+    place = [c["args"] for c in result.plan][1]
+    assert place == {"target": "blue_box", "relation": "in", "near": "left side"}
     assert result.success and env.check(["at(red_block, left side)"]).success
 
 
@@ -647,3 +648,18 @@ def test_prompt_injection_yields_registered_skills_or_an_error(
     if result.error is not None:
         assert result.error["kind"] in ("unparseable", "unsupported", "unknown_object")
         assert result.steps == []
+
+
+def test_a_box_on_the_region_takes_the_block_near_the_anchor() -> None:
+    """Default seed 5: the blue box covers the center; the block goes in it, near the anchor."""
+    env = TabletopEnv()
+    try:
+        env.reset(seed=5)
+        result = run_instruction(
+            env, "put the yellow block in the middle of the table", OfflinePlanner()
+        )
+        assert result.success, result.steps
+        place = [s for s in result.steps if s["skill"] == "place"][-1]
+        assert place["args"] == {"target": "blue_box", "relation": "in", "near": "center"}
+    finally:
+        env.close()
