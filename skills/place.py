@@ -120,9 +120,8 @@ class Place(Skill):
         turn = wrap_angle(4 * (obj.yaw - claw_yaw)) / 4
         # Inside a box there is little room: release with a narrower opening and keep closer
         # to what is already in it, so that a 12 cm box takes four 4 cm blocks.
-        snug = params.relation == "in" or (
-            params.relation == "on" and world.get(params.target).type == "box"
-        )
+        container = world.objects.get(params.target)
+        snug = params.relation in ("in", "on") and container is not None and container.type == "box"
         margin, clearance = (INSIDE_MARGIN, INSIDE_CLEARANCE) if snug else (GRASP_MARGIN, None)
         release = min(object_width(obj) + margin, MAX_GRASP_WIDTH + 0.015)
         try:

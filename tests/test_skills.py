@@ -545,3 +545,10 @@ def test_same_seed_same_physics_bit_for_bit(make_env: MakeEnv) -> None:
     np.testing.assert_array_equal(finals[0][0], finals[1][0])
     np.testing.assert_array_equal(finals[0][1], finals[1][1])
     assert finals[0][2] == finals[1][2]
+
+
+def test_place_in_a_block_is_a_result_not_a_crash(clear_env: TabletopEnv) -> None:
+    """A plan asking to put a block 'in' another block (an LLM's slip) fails with a reason."""
+    assert run(clear_env, "pick", object="red_block").success
+    result = run(clear_env, "place", target="green_block", relation="in")
+    assert not result.success and "not a box" in result.reason
