@@ -29,11 +29,6 @@ def result(
     )
 
 
-def env_yaw(env: TabletopEnv) -> float:
-    """The claw's current yaw."""
-    return Claw(env).tcp()[1]
-
-
 class MoveToParams(SkillParams):
     x: float = Field(description="Target x of the tool point (m, away from the robot).")
     y: float = Field(description="Target y of the tool point (m, to the left).")
@@ -62,7 +57,9 @@ class MoveTo(Skill):
             problems.append(
                 f"target z {params.z:.3f} m is below the lowest tool height {MIN_TCP_HEIGHT} m"
             )
-        elif not Claw(env).reachable(np.array([params.x, params.y, params.z]), env_yaw(env)):
+        elif not (claw := Claw(env)).reachable(
+            np.array([params.x, params.y, params.z]), claw.tcp()[1]
+        ):
             problems.append(
                 f"target out of reach: ({params.x:.3f}, {params.y:.3f}, {params.z:.3f}) m"
             )
