@@ -22,20 +22,15 @@ from claw.envs.robot import (
     PAD_CLEARANCE,
     DifferentialIK,
     RobotIndex,
-    down_rotation,
     tool_yaw,
 )
 from claw.envs.scene import PlacedObject, SceneSpec
 from claw.envs.state import SETTLED_SPEED, GripperState, ObjectState, WorldState
+from claw.envs.tool import ToolTarget
 
 Control = Literal["ee", "joint"]
 ObsMode = Literal["state", "rgb", "state+rgb"]
 RESET_OPTIONS = ("scene", "goal", "randomize")
-
-# End-effector target box (m): the IK target never leaves it.
-TARGET_LOW = np.array([0.12, -0.55, 0.0])
-TARGET_HIGH = np.array([0.82, 0.55, 0.55])
-MAX_TARGET_LEAD = 0.04  # m: the target stays this close to the measured tool point (no wind-up)
 
 
 class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
@@ -253,9 +248,7 @@ class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
         mujoco.mj_forward(model, data)
 
         self._q_target = data.qpos[self.robot.arm_qpos].copy()
-        self._tcp_target = data.site_xpos[self.robot.tcp_site].copy()
-        self._yaw_target = tool_yaw(data.site_xmat[self.robot.tcp_site])
-        self._ee_target_stale = False
+        self._tool: ToolTarget | None = None  # made from the joint targets on the next ee step
         self._sync_viewer()
         return self._get_obs(), self._info(info)
 
@@ -320,7 +313,7 @@ class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
         q = np.minimum(np.maximum(targets, robot.joint_low), robot.joint_high)
         self.data.ctrl[robot.arm_actuators] = q
         self._q_target = q
-        self._ee_target_stale = True
+        self._tool = None
 
     def _advance(self, substeps: int) -> None:
         tic = time.perf_counter()
@@ -331,20 +324,12 @@ class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
             callback(self)
 
     def _apply_ee(self, action: np.ndarray) -> None:
-        data, robot = self.data, self.robot
-        if self._ee_target_stale:  # joint targets were set directly: steer on from them
-            self._tcp_target, rotation = self.ik.tool_pose(self._q_target)
-            self._yaw_target = tool_yaw(rotation)
-            self._ee_target_stale = False
-        tcp = data.site_xpos[robot.tcp_site]
-        target = self._tcp_target + action[:3] * self.max_translation
-        target = np.minimum(np.maximum(target, tcp - MAX_TARGET_LEAD), tcp + MAX_TARGET_LEAD)
-        self._tcp_target = np.minimum(np.maximum(target, TARGET_LOW), TARGET_HIGH)
-        yaw = self._yaw_target + float(action[3]) * self.max_rotation
-        self._yaw_target = min(max(yaw, -np.pi), np.pi)
-        q, _, _ = self.ik.solve(self._tcp_target, down_rotation(self._yaw_target), self._q_target)
-        self._q_target = q
-        data.ctrl[robot.arm_actuators] = q
+        if self._tool is None:  # joint targets were set directly: steer on from them
+            self._tool = ToolTarget(self.ik, self._q_target)
+        measured = self.data.site_xpos[self.robot.tcp_site]
+        yaw_delta = float(action[3]) * self.max_rotation
+        self._q_target = self._tool.step(measured, action[:3] * self.max_translation, yaw_delta)
+        self.data.ctrl[self.robot.arm_actuators] = self._q_target
 
     def object_speeds(self) -> np.ndarray:
         """Linear speed (m/s) of every object, in scene order."""
@@ -374,10 +359,8 @@ class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
         """Where the ee controller is steering: the IK target the next deltas move from."""
         if self.control != "ee":
             return {}
-        if self._ee_target_stale:
-            position, rotation = self.ik.tool_pose(self._q_target)
-            return {"tcp_target": position, "yaw_target": tool_yaw(rotation)}
-        return {"tcp_target": self._tcp_target.copy(), "yaw_target": self._yaw_target}
+        tool = self._tool if self._tool is not None else ToolTarget(self.ik, self._q_target)
+        return {"tcp_target": tool.position.copy(), "yaw_target": tool.yaw}
 
     # -- ground truth ---------------------------------------------------------------------------
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from claw.envs import WORKSPACE_X, WORKSPACE_Y, TabletopEnv
-from claw.envs.tabletop import MAX_TARGET_LEAD, TARGET_HIGH, TARGET_LOW
+from claw.envs.tool import MAX_TARGET_LEAD, TARGET_HIGH, TARGET_LOW
 
 MakeEnv = Callable[..., TabletopEnv]
 
