@@ -36,11 +36,29 @@ from claw.envs.state import GripperState, ObjectState, WorldState
 from claw.envs.tabletop import TabletopEnv
 
 TABLETOP_ID = "claw/Tabletop-v0"
+REACH_ID = "claw/Reach-v0"
+PUSH_ID = "claw/Push-v0"
 
 if TABLETOP_ID not in registry:
     register(id=TABLETOP_ID, entry_point="claw.envs.tabletop:TabletopEnv", max_episode_steps=500)
+if REACH_ID not in registry:
+    register(
+        id=REACH_ID,
+        entry_point="claw.envs.goal:GoalEnv",
+        kwargs={"task": "reach"},
+        max_episode_steps=50,
+    )
+if PUSH_ID not in registry:
+    register(
+        id=PUSH_ID,
+        entry_point="claw.envs.goal:GoalEnv",
+        kwargs={"task": "push"},
+        max_episode_steps=80,
+    )
 
 __all__ = [
+    "PUSH_ID",
+    "REACH_ID",
     "REGIONS",
     "TABLETOP_ID",
     "WORKSPACE_X",

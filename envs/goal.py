@@ -1,0 +1,154 @@
+"""Goal-conditioned training envs for learned claws: ``claw/Reach-v0`` and ``claw/Push-v0``.
+
+Built like Gymnasium-Robotics' Fetch envs: ``Dict`` observations with ``observation``,
+``achieved_goal`` and ``desired_goal``; a vectorised :meth:`GoalEnv.compute_reward` so
+Hindsight Experience Replay can relabel goals; ``is_success`` in ``info``; episodes end by time
+limit only. The physics is the main env's: a :class:`~claw.envs.TabletopEnv` with one block.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from claw.envs.randomization import DomainRandomization
+from claw.envs.regions import in_reach
+from claw.envs.robot import Array
+from claw.envs.tabletop import TabletopEnv
+from claw.envs.tasks import TASKS, GoalObservation, GoalTask, ToolDriver
+
+RewardType = Literal["sparse", "dense"]
+RESIDUAL_SCALE = 0.3  # default share of a residual policy's action added to the controller's
+BLOCK = "red_block"
+TRAINING_SCENE = {"name": "one_block", "objects": [{"type": "block", "color": "red"}]}
+REACH_GOAL_LOW = np.array([0.28, -0.32, 0.08])
+REACH_GOAL_HIGH = np.array([0.68, 0.32, 0.35])
+PUSH_DISTANCE = (0.05, 0.18)  # m: how far the goal lies from the object's start
+PUSH_GOAL_X = (0.28, 0.68)
+PUSH_GOAL_Y = (-0.34, 0.34)
+# Reset variety: the arm starts up to this far (rad per joint) from rest; object friction and
+# mass vary as in domain randomisation, so a policy does not overfit one block.
+START_RANDOMIZATION = DomainRandomization(arm_jitter=0.2, observation_noise=0.0, color_jitter=0.0)
+
+
+class GoalEnv(gym.Env[dict[str, Array], Array]):
+    """A goal-conditioned skill on the tabletop: reach a point, or push a block to one.
+
+    Args:
+        task: ``"reach"`` or ``"push"``.
+        reward_type: ``"sparse"`` (-1 until within ``distance_threshold``, then 0) or ``"dense"``
+            (minus the distance).
+        distance_threshold: Success distance (m); the task's own by default (2 cm reach, 5 cm push).
+        residual: Add the task's controller action to the policy's (residual learning): the
+            policy learns a correction to a controller rather than the whole behaviour.
+        residual_scale: How much of the policy's action is added to the controller's.
+        randomize: Vary the arm's start and the block's friction and mass at each reset.
+    """
+
+    metadata = {"render_modes": ["rgb_array"], "render_fps": 10}  # noqa: RUF012
+
+    def __init__(
+        self,
+        task: str = "reach",
+        reward_type: RewardType = "sparse",
+        distance_threshold: float | None = None,
+        residual: bool = False,
+        residual_scale: float = RESIDUAL_SCALE,
+        randomize: bool = True,
+        render_mode: str | None = None,
+    ) -> None:
+        if task not in TASKS:
+            raise ValueError(f"unknown task {task!r}; allowed: {', '.join(TASKS)}")
+        if reward_type not in ("sparse", "dense"):
+            raise ValueError(f"reward_type must be 'sparse' or 'dense', got {reward_type!r}")
+        self.task: GoalTask = TASKS[task](None if task == "reach" else BLOCK)
+        self.reward_type = reward_type
+        self.distance_threshold = distance_threshold or self.task.threshold
+        self.residual, self.residual_scale = residual, residual_scale
+        self.randomize = randomize
+        self.render_mode = render_mode
+        self.world = TabletopEnv(TRAINING_SCENE, render_mode=render_mode, camera="operator")
+        self.driver: ToolDriver | None = None
+        self.goal = np.zeros(self.task.goal_size)
+        self._last: GoalObservation | None = None
+        goal_box = spaces.Box(-np.inf, np.inf, (self.task.goal_size,), np.float64)
+        self.observation_space = spaces.Dict(
+            {
+                "observation": spaces.Box(
+                    -np.inf, np.inf, (self.task.observation_size,), np.float64
+                ),
+                "achieved_goal": goal_box,
+                "desired_goal": goal_box,
+            }
+        )
+        self.action_space = spaces.Box(-1.0, 1.0, (3,), np.float32)
+
+    # -- goals ----------------------------------------------------------------------------------
+
+    def _sample_goal(self) -> Array:
+        rng = self.np_random
+        if self.task.name == "reach":
+            while True:
+                goal = rng.uniform(REACH_GOAL_LOW, REACH_GOAL_HIGH)
+                if in_reach(goal[0], goal[1]):
+                    return goal
+        start = self.task.achieved(self.world)
+        while True:
+            angle = rng.uniform(-np.pi, np.pi)
+            goal = start + rng.uniform(*PUSH_DISTANCE) * np.array([np.cos(angle), np.sin(angle)])
+            inside = PUSH_GOAL_X[0] <= goal[0] <= PUSH_GOAL_X[1]
+            if inside and PUSH_GOAL_Y[0] <= goal[1] <= PUSH_GOAL_Y[1] and in_reach(*goal):
+                return goal
+
+    def compute_reward(
+        self, achieved_goal: Array, desired_goal: Array, info: Any = None
+    ) -> np.ndarray | float:
+        """Reward for goals, vectorised over leading axes (HER relabels with it)."""
+        distance = self.task.distance(achieved_goal, desired_goal)
+        if self.reward_type == "sparse":
+            return -(distance > self.distance_threshold).astype(np.float32)
+        return -distance.astype(np.float32)
+
+    # -- gymnasium API --------------------------------------------------------------------------
+
+    def _observe(self) -> dict[str, Array]:
+        self._last = self.task.goal_observation(self.world, self.goal.copy())
+        return {key: value.copy() for key, value in self._last.as_dict().items()}
+
+    def _info(self) -> dict[str, Any]:
+        assert self._last is not None
+        distance = float(self.task.distance(self._last.achieved_goal, self.goal))
+        return {"is_success": distance <= self.distance_threshold, "distance": distance}
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Array], dict[str, Any]]:
+        super().reset(seed=seed)
+        if options:
+            raise ValueError(f"unknown reset option(s) {sorted(options)}; this env takes none")
+        world_seed = int(self.np_random.integers(2**31))
+        randomize = START_RANDOMIZATION if self.randomize else None
+        self.world.reset(seed=world_seed, options={"randomize": randomize})
+        self.driver = ToolDriver(self.world, self.task.gripper)
+        self.goal = self._sample_goal()
+        return self._observe(), self._info()
+
+    def step(self, action: Array) -> tuple[dict[str, Array], float, bool, bool, dict[str, Any]]:
+        if self.driver is None or self._last is None:
+            raise RuntimeError("call reset() before step()")
+        self.driver.apply(
+            self.task.command(self._last, action, self.residual_scale if self.residual else None)
+        )
+        obs = self._observe()
+        info = self._info()
+        reward = float(self.compute_reward(obs["achieved_goal"], obs["desired_goal"], info))
+        return obs, reward, False, False, info
+
+    def render(self) -> np.ndarray | None:
+        return self.world.render()
+
+    def close(self) -> None:
+        self.world.close()
