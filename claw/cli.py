@@ -15,6 +15,7 @@ from claw.eval_commands import eval_command
 from claw.run_command import run
 from claw.scene_commands import scene_app
 from claw.skills_commands import skills_app
+from claw.train_commands import train_command, tune_command
 
 app = typer.Typer(
     name="claw",
@@ -28,8 +29,10 @@ app.add_typer(scene_app, name="scene")
 app.add_typer(skills_app, name="skills")
 app.command("run")(run)
 app.command("eval")(eval_command)
+app.command("train")(train_command)
+app.command("tune")(tune_command)
 
-COMMANDS = ("run", "eval", "bench", "scene", "skills")
+COMMANDS = ("run", "eval", "bench", "scene", "skills", "train", "tune")
 
 
 def main() -> None:

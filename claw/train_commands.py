@@ -1,0 +1,180 @@
+"""``claw train SKILL`` and ``claw tune SKILL``: learned claws with Stable-Baselines3 and Optuna."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from claw.output import errors, table
+
+Algo = Annotated[
+    str | None,
+    typer.Option(help="tqc, sac, td3 or ppo (default: the skill's YAML default_algo)."),
+]
+Hyperparams = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--hyperparams", help="Override a config value: KEY=VALUE, dotted keys (repeatable)."
+    ),
+]
+
+
+def _check_algo(algo: str | None) -> None:
+    from claw.envs.errors import InvalidParamsError
+    from claw.learning.config import ALGORITHMS
+
+    if algo is not None and algo not in ALGORITHMS:
+        raise InvalidParamsError(f"unknown algorithm {algo!r}; allowed: {', '.join(ALGORITHMS)}")
+
+
+def train_command(
+    skill: Annotated[str, typer.Argument(help="What to train: reach or push.")],
+    algo: Algo = None,
+    steps: Annotated[
+        int | None, typer.Option(min=1, help="Total environment steps (default: the YAML's).")
+    ] = None,
+    n_envs: Annotated[int | None, typer.Option(min=1, help="Envs in parallel.")] = None,
+    seed: Annotated[int, typer.Option(help="Seed of training (evaluation seeds are apart).")] = 0,
+    hyperparams: Hyperparams = None,
+    runs_dir: Annotated[Path, typer.Option(help="Where run folders are made.")] = Path("runs"),
+    resume: Annotated[
+        Path | None, typer.Option(help="Continue this run folder from its latest checkpoint.")
+    ] = None,
+    register: Annotated[
+        bool, typer.Option("--register", help="Measure the policy and add it to the library.")
+    ] = False,
+    eval_episodes: Annotated[
+        int, typer.Option(min=1, help="Episodes measured for --register.")
+    ] = 200,
+    progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Train a learned claw: SB3 (+HER), parallel envs, evaluations, checkpoints, TensorBoard."""
+    with errors(as_json):
+        import yaml
+
+        from claw.learning.config import TrainConfig, load_config
+
+        _check_algo(algo)
+        if resume is not None:
+            saved = resume / "config.yaml"
+            if not saved.is_file():
+                raise FileNotFoundError(f"{resume} is not a run folder (no config.yaml)")
+            config = TrainConfig.model_validate(yaml.safe_load(saved.read_text()))
+            if config.skill != skill:
+                raise ValueError(f"{resume} trains {config.skill}, not {skill}")
+            if steps is not None:
+                config = config.model_copy(update={"total_timesteps": steps})
+            run_dir = resume
+        else:
+            config = load_config(
+                skill, algo, hyperparams or [], total_timesteps=steps, seed=seed, n_envs=n_envs
+            )
+    if resume is None:
+        from claw.learning.train import new_run_dir
+
+        run_dir = new_run_dir(runs_dir, config)
+    if not as_json:
+        typer.echo(f"run folder: {run_dir}  (tensorboard --logdir {run_dir / 'tb'})", err=True)
+    from claw.learning.train import train
+
+    command = "claw " + shlex.join(sys.argv[1:])
+    with errors(as_json):
+        result = train(
+            config,
+            run_dir,
+            resume=resume is not None,
+            progress_bar=progress and not as_json,
+            command=command,
+        )
+    summary: dict[str, Any] = {
+        "run_dir": str(result.run_dir),
+        "algo": config.algo,
+        "timesteps": result.timesteps,
+        "wall_seconds": result.wall_seconds,
+        "last_evaluation": result.evaluations[-1] if result.evaluations else None,
+        "policy": str(result.policy_dir),
+    }
+    if register:
+        from claw.learning.register import register_policy
+
+        with errors(as_json):
+            record = register_policy(result.policy_dir, eval_episodes)
+        assert record.metrics is not None
+        summary["registered"] = record.key
+        summary["evaluation"] = record.metrics.conditions
+    if as_json:
+        print(json.dumps(summary))
+        return
+    rows = [(k, v) for k, v in summary.items() if k != "evaluation"]
+    if register:
+        evaluation = summary["evaluation"]
+        rows.append(
+            (
+                "measured",
+                f"{evaluation['success_rate']:.1%} of {evaluation['episodes']} episodes within "
+                f"{evaluation['threshold'] * 100:g} cm ({evaluation['success_within']})",
+            )
+        )
+    table(f"claw train {skill}", rows)
+
+
+def tune_command(
+    skill: Annotated[str, typer.Argument(help="What to tune: reach or push.")],
+    trials: Annotated[int, typer.Option(min=1, help="Optuna trials.")] = 10,
+    algo: Algo = None,
+    steps: Annotated[int | None, typer.Option(min=1, help="Environment steps per trial.")] = None,
+    n_envs: Annotated[int | None, typer.Option(min=1, help="Envs in parallel per trial.")] = None,
+    eval_freq: Annotated[
+        int | None, typer.Option(min=1, help="Evaluate (and maybe prune) every this many steps.")
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the sampler and of the first trial.")] = 0,
+    study_dir: Annotated[
+        Path | None, typer.Option(help="Study folder (default: runs/tune-SKILL-ALGO).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Search hyperparameters with Optuna, pruning trials on their evaluation success rate."""
+    with errors(as_json):
+        from claw.learning.config import load_config
+
+        _check_algo(algo)
+        chosen = load_config(skill, algo).algo
+        from claw.learning.tune import tune
+
+        folder = study_dir or Path("runs") / f"tune-{skill}-{chosen}"
+        result = tune(
+            skill,
+            trials,
+            folder,
+            algo=chosen,
+            steps=steps,
+            seed=seed,
+            n_envs=n_envs,
+            eval_freq=eval_freq,
+        )
+    if as_json:
+        print(
+            json.dumps(
+                {
+                    "study_dir": str(result.study_dir),
+                    "best_value": result.best_value,
+                    "best_overrides": result.best_overrides,
+                    "trials": result.trials,
+                }
+            )
+        )
+        return
+    rows: list[tuple[str, Any]] = [
+        (f"trial {t['number']}", f"{t['state']:8} {t['value']}  {t['params']}")
+        for t in result.trials
+    ]
+    rows.append(("best success", result.best_value))
+    rows.append(("best overrides", result.best_overrides))
+    rows.append(("saved", f"{result.study_dir / 'best.yaml'}, trials.json, study.db"))
+    table(f"claw tune {skill}", rows)

@@ -1,0 +1,130 @@
+"""Training configs: per-skill YAML hyperparameters, RL Zoo style, resolved to ``TrainConfig``."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from claw.envs.errors import InvalidParamsError
+
+HYPERPARAMS_DIR = Path(__file__).with_name("hyperparams")
+ALGORITHMS = ("tqc", "sac", "td3", "ppo")
+OFF_POLICY = ("tqc", "sac", "td3")
+
+
+class HerConfig(BaseModel):
+    """Hindsight Experience Replay: how many relabelled goals per transition, drawn how."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    n_sampled_goal: int = Field(4, ge=1)
+    goal_selection_strategy: Literal["future", "final", "episode"] = "future"
+
+
+class TrainConfig(BaseModel):
+    """Everything a training run needs; saved in the run folder as ``config.yaml``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    skill: str
+    env_id: str
+    algo: Literal["tqc", "sac", "td3", "ppo"]
+    total_timesteps: int = Field(gt=0)
+    seed: int = 0
+    env_kwargs: dict[str, Any] = Field(default_factory=dict)
+    n_envs: int = Field(1, ge=1)
+    vec_env: Literal["subproc", "dummy"] = "dummy"
+    normalize: bool = True
+    """Normalise observations with ``VecNormalize`` (statistics saved beside the model)."""
+    normalize_reward: bool = False
+    her: HerConfig | None = None
+    policy_kwargs: dict[str, Any] = Field(default_factory=dict)
+    algo_kwargs: dict[str, Any] = Field(default_factory=dict)
+    eval_freq: int = Field(2000, gt=0)
+    """Evaluate every this many environment steps (all envs together)."""
+    eval_episodes: int = Field(20, ge=1)
+    checkpoint_freq: int = Field(10000, gt=0)
+    torch_threads: int = Field(1, ge=1)
+
+
+def hyperparams_file(skill: str) -> Path:
+    """The YAML file of a skill's hyperparameters.
+
+    Raises:
+        InvalidParamsError: no file for this skill; the message lists the skills that have one.
+    """
+    path = HYPERPARAMS_DIR / f"{skill}.yaml"
+    if not path.is_file():
+        known = ", ".join(sorted(p.stem for p in HYPERPARAMS_DIR.glob("*.yaml")))
+        raise InvalidParamsError(f"no training config for skill {skill!r}; trainable: {known}")
+    return path
+
+
+def _merge(base: dict[str, Any], update: dict[str, Any]) -> dict[str, Any]:
+    merged = copy.deepcopy(base)
+    for key, value in update.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _merge(merged[key], value)
+        else:
+            merged[key] = copy.deepcopy(value)
+    return merged
+
+
+def parse_override(text: str) -> dict[str, Any]:
+    """``"algo_kwargs.learning_rate=3e-4"`` as a nested mapping (values read as YAML).
+
+    Raises:
+        InvalidParamsError: the text is not ``key=value``.
+    """
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise InvalidParamsError(
+            f"hyperparameter override {text!r} is not KEY=VALUE (e.g. algo_kwargs.gamma=0.98)"
+        )
+    nested: dict[str, Any] = {}
+    node = nested
+    *parents, leaf = key.strip().split(".")
+    for part in parents:
+        node = node.setdefault(part, {})
+    node[leaf] = yaml.safe_load(value)
+    return nested
+
+
+def load_config(
+    skill: str,
+    algo: str | None = None,
+    overrides: list[str] | tuple[str, ...] = (),
+    **fields: Any,
+) -> TrainConfig:
+    """Resolve a skill's training config: ``common``, then the algorithm's section, then overrides.
+
+    Args:
+        skill: A skill with a file in ``hyperparams/`` (``reach``, ``push``).
+        algo: ``tqc``, ``sac``, ``td3`` or ``ppo`` (default: the file's ``default_algo``).
+        overrides: ``KEY=VALUE`` strings, dotted keys for nested fields.
+        fields: Top-level fields to set (``seed``, ``total_timesteps``, ``n_envs``), if not None.
+
+    Raises:
+        InvalidParamsError: an unknown skill or algorithm, or a config that does not validate.
+    """
+    raw = yaml.safe_load(hyperparams_file(skill).read_text())
+    algo = algo or raw["default_algo"]
+    if algo not in raw["algos"]:
+        raise InvalidParamsError(
+            f"unknown algorithm {algo!r} for {skill}; allowed: {', '.join(raw['algos'])}"
+        )
+    resolved = _merge(raw.get("common", {}), raw["algos"][algo])
+    for text in overrides:
+        resolved = _merge(resolved, parse_override(text))
+    resolved.update({k: v for k, v in fields.items() if v is not None})
+    resolved.update(skill=raw["skill"], env_id=raw["env_id"], algo=algo)
+    try:
+        return TrainConfig.model_validate(resolved)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise InvalidParamsError(f"training config for {skill}: {where}: {first['msg']}") from None

@@ -1,0 +1,118 @@
+"""Export a trained Stable-Baselines3 policy without pickle: safetensors weights and a JSON config.
+
+Only the deterministic actor is kept: SAC/TQC's ``latent_pi`` and ``mu`` with the tanh squash,
+TD3's ``mu``, or PPO's ``policy_net`` and ``action_net`` (its action clipped to [-1, 1]).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from safetensors.numpy import save_file
+from stable_baselines3.common.base_class import BaseAlgorithm
+from stable_baselines3.common.vec_env import VecNormalize
+from torch import nn
+
+from claw.envs.goal import RESIDUAL_SCALE
+from claw.learning.config import TrainConfig
+from claw.library.storage import atomic_write, sha256_of
+from claw.skills.policy import CONFIG_FILE, WEIGHTS_FILE, Layer, Normalization, PolicyConfig
+
+_ACTIVATION_NAMES = {nn.ReLU: "relu", nn.Tanh: "tanh"}
+
+
+def _actor_modules(model: BaseAlgorithm) -> tuple[nn.Module, list[nn.Module], str]:
+    """The actor's features extractor, its layers in order, and the final squashing."""
+    policy = model.policy
+    if hasattr(policy, "actor") and hasattr(policy.actor, "latent_pi"):  # SAC, TQC
+        actor = policy.actor
+        return actor.features_extractor, [*actor.latent_pi, actor.mu], "tanh"
+    if hasattr(policy, "actor"):  # TD3: mu ends in Tanh already
+        actor = policy.actor
+        return actor.features_extractor, list(actor.mu), "identity"
+    extractor = getattr(policy, "pi_features_extractor", policy.features_extractor)  # PPO
+    return extractor, [*policy.mlp_extractor.policy_net, policy.action_net], "identity"
+
+
+def zero_output_layer(model: BaseAlgorithm) -> None:
+    """Zero the actor's last layer, so that its deterministic action starts at 0."""
+    _, modules, _ = _actor_modules(model)
+    last = [m for m in modules if isinstance(m, nn.Linear)][-1]
+    nn.init.zeros_(last.weight)
+    nn.init.zeros_(last.bias)
+
+
+def _layers(modules: list[nn.Module], squash: str) -> tuple[list[Layer], dict[str, np.ndarray]]:
+    layers: list[Layer] = []
+    tensors: dict[str, np.ndarray] = {}
+    for module in modules:
+        if isinstance(module, nn.Linear):
+            name = f"layers.{len(layers)}"
+            tensors[f"{name}.weight"] = module.weight.detach().cpu().numpy().astype(np.float32)
+            tensors[f"{name}.bias"] = module.bias.detach().cpu().numpy().astype(np.float32)
+            layers.append(Layer(name=name, activation="identity"))
+        elif type(module) in _ACTIVATION_NAMES:
+            layers[-1] = layers[-1].model_copy(
+                update={"activation": _ACTIVATION_NAMES[type(module)]}
+            )
+        else:
+            raise TypeError(f"cannot export a policy layer of type {type(module).__name__}")
+    if squash != "identity":
+        layers[-1] = layers[-1].model_copy(update={"activation": squash})
+    return layers, tensors
+
+
+def export_policy(
+    model: BaseAlgorithm,
+    normalizer: VecNormalize | None,
+    config: TrainConfig,
+    folder: str | Path,
+    *,
+    training: dict[str, Any] | None = None,
+    evaluation: dict[str, Any] | None = None,
+) -> Path:
+    """Write ``policy.safetensors`` and ``policy.json`` into ``folder``; returns the folder."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    extractor, modules, squash = _actor_modules(model)
+    keys = list(extractor.extractors.keys())
+    layers, tensors = _layers(modules, squash)
+    normalization = None
+    if normalizer is not None and normalizer.norm_obs:
+        normalization = Normalization(clip=normalizer.clip_obs, epsilon=normalizer.epsilon)
+        for key in keys:
+            stats = normalizer.obs_rms[key]
+            tensors[f"obs_rms.{key}.mean"] = np.asarray(stats.mean, dtype=np.float64)
+            tensors[f"obs_rms.{key}.var"] = np.asarray(stats.var, dtype=np.float64)
+    weights = folder / WEIGHTS_FILE
+    tmp = folder / f".{WEIGHTS_FILE}.tmp"
+    save_file(tensors, str(tmp))
+    atomic_write(weights, tmp.read_bytes())
+    tmp.unlink()
+    residual = config.env_kwargs.get("residual", False)
+    scale = float(config.env_kwargs.get("residual_scale", RESIDUAL_SCALE))
+    policy_config = PolicyConfig(
+        skill=config.skill,
+        task=config.skill,
+        env_id=config.env_id,
+        env_kwargs=config.env_kwargs,
+        residual_scale=scale if residual else None,
+        algo=config.algo,
+        observation_keys=keys,
+        normalization=normalization,
+        layers=layers,
+        weights_sha256=sha256_of(weights),
+        training=training or {},
+        evaluation=evaluation or {},
+    )
+    write_config(policy_config, folder)
+    return folder
+
+
+def write_config(policy_config: PolicyConfig, folder: Path) -> None:
+    """Write ``policy.json`` atomically."""
+    text = json.dumps(policy_config.model_dump(mode="json"), indent=1) + "\n"
+    atomic_write(folder / CONFIG_FILE, text.encode())

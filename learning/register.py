@@ -1,0 +1,69 @@
+"""Register a trained policy in the skill library as a ``policy`` implementation of its skill."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from claw.envs.errors import InvalidParamsError
+from claw.learning.evaluate import evaluate_policy
+from claw.learning.export import write_config
+from claw.library.manifest import Metrics, Provenance, SkillRecord
+from claw.library.storage import SkillLibrary, git_commit, implementation_ref
+from claw.skills.learned import LEARNED_SKILLS
+from claw.skills.policy import CONFIG_FILE, WEIGHTS_FILE, PolicyNetwork
+
+
+def measure(policy_dir: str | Path, episodes: int = 200) -> dict[str, Any]:
+    """Evaluate an exported policy and record the figures in its ``policy.json``."""
+    folder = Path(policy_dir)
+    network = PolicyNetwork.load(folder)
+    evaluation = evaluate_policy(network, episodes=episodes)
+    write_config(network.config.model_copy(update={"evaluation": evaluation}), folder)
+    return evaluation
+
+
+def register_policy(
+    policy_dir: str | Path,
+    episodes: int = 200,
+    library: SkillLibrary | None = None,
+    training_config: dict[str, Any] | None = None,
+) -> SkillRecord:
+    """Measure an exported policy on ``episodes`` fresh episodes and add it to the library.
+
+    The record's artifacts are the weights and the config (sha256 in the manifest); its metrics
+    are the measured success rate with the conditions it was measured under.
+
+    Raises:
+        InvalidParamsError: the policy's task has no skill to implement.
+        ArtifactError: the exported files are missing or inconsistent.
+    """
+    folder = Path(policy_dir)
+    evaluation = measure(folder, episodes)
+    config = PolicyNetwork.load(folder).config
+    if config.task not in LEARNED_SKILLS:
+        raise InvalidParamsError(
+            f"no skill takes a {config.task!r} policy; allowed: {', '.join(LEARNED_SKILLS)}"
+        )
+    cls = LEARNED_SKILLS[config.task]
+    library = library or SkillLibrary()
+    return library.register(
+        cls.name,
+        kind="policy",
+        implementation=implementation_ref(cls),  # type: ignore[arg-type]
+        description=cls.description,  # type: ignore[attr-defined]
+        examples=cls.examples,  # type: ignore[attr-defined]
+        params_schema=cls.Params.model_json_schema(),  # type: ignore[attr-defined]
+        artifacts=[folder / WEIGHTS_FILE, folder / CONFIG_FILE],
+        metrics=Metrics(
+            success_rate=evaluation["success_rate"],
+            episodes=evaluation["episodes"],
+            conditions=evaluation,
+        ),
+        provenance=Provenance(
+            source="trained",
+            git_commit=git_commit(),
+            training_config=training_config or config.training,
+        ),
+        tags=["learned", config.algo],
+    )
