@@ -119,3 +119,48 @@ def bench_library_command(
             ("peak memory (RSS)", f"{result.peak_rss_mb} MiB"),
         ],
     )
+
+
+@bench_app.command("policy")
+def bench_policy_command(
+    policy: Annotated[
+        str, typer.Argument(help="reach or push (the library's policy), or a policy folder.")
+    ],
+    episodes: Annotated[int, typer.Option(min=1, help="Evaluation episodes.")] = 200,
+    seed: Annotated[int | None, typer.Option(help="Seed of the first episode.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """A learned claw's success in its training env on fresh seeds (and its controller alone)."""
+    import json
+    from pathlib import Path
+
+    with errors(as_json):
+        from claw.learning.evaluate import EVALUATION_SEED, evaluate_policy
+        from claw.skills.learned import LEARNED_SKILLS
+        from claw.skills.policy import PolicyNetwork
+
+        if policy in LEARNED_SKILLS:
+            network = LEARNED_SKILLS[policy]().network()
+        else:
+            network = PolicyNetwork.load(Path(policy))
+        first = EVALUATION_SEED if seed is None else seed
+        results = {"policy": evaluate_policy(network, episodes, first)}
+        if network.config.residual_scale is not None:
+            results["controller_only"] = evaluate_policy(
+                network, episodes, first, controller_only=True
+            )
+    if as_json:
+        print(json.dumps(results))
+        return
+    rows = []
+    for label, r in results.items():
+        within = ", ".join(f"{float(t) * 100:g} cm {v:.1%}" for t, v in r["success_within"].items())
+        rows.append(
+            (
+                label,
+                f"success {r['success_rate']:.1%} of {r['episodes']} (threshold "
+                f"{r['threshold'] * 100:g} cm); within {within}; median final distance "
+                f"{r['median_final_distance'] * 1000:.1f} mm; {r['wall_seconds']} s",
+            )
+        )
+    table(f"claw bench policy {policy} ({network.config.env_id}, {network.config.algo})", rows)

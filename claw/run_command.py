@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -11,6 +12,13 @@ import typer
 from claw.output import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, EXIT_UNAVAILABLE
 
 BAD_INPUT_KINDS = {"unknown_object", "unparseable", "unsupported", "invalid_scene", "invalid_input"}
+
+
+class Prefer(str, Enum):
+    """Which implementation runs where a skill has a controller and a learned policy."""
+
+    learned = "learned"
+    controller = "controller"
 
 
 def _exit_code(result: Any) -> int:
@@ -79,7 +87,13 @@ def run(
         Path | None, typer.Option(help="Record the run to FILE.mp4 or FILE.gif.")
     ] = None,
     viewer: Annotated[bool, typer.Option("--viewer", help="Watch in MuJoCo's viewer.")] = False,
-    prefer: Annotated[str | None, typer.Option(help="Prefer a skill implementation.")] = None,
+    prefer: Annotated[
+        Prefer | None,
+        typer.Option(
+            help="Where a skill has both, run the learned policy or the controller "
+            "(default: the one with the best measured success)."
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Run an instruction on the tabletop: plan, execute on physics, check, replan."""
@@ -92,7 +106,8 @@ def run(
         from claw.planner.llm import make_planner
 
         chosen = make_planner(planner, fallback, api_base, timeout)
-        result = _run(instruction, scene, seed, chosen, max_replans, video, viewer, prefer, view)
+        choice = prefer.value if prefer is not None else None
+        result = _run(instruction, scene, seed, chosen, max_replans, video, viewer, choice, view)
     except (ValueError, RuntimeError) as exc:  # invalid scene, video path, no display
         kind = getattr(exc, "kind", "invalid_input")
         result.error = {"kind": kind, "message": str(exc).splitlines()[0]}

@@ -79,7 +79,7 @@ def implementation_ref(cls: type[Skill]) -> str:
     return f"{cls.__module__}:{cls.__qualname__}"
 
 
-def _git_commit() -> str | None:
+def git_commit() -> str | None:
     try:
         out = subprocess.run(
             ["git", "rev-parse", "HEAD"],
@@ -93,6 +93,18 @@ def _git_commit() -> str | None:
     return out.stdout.strip() or None if out.returncode == 0 else None
 
 
+def _bundled_artifacts(cls: type[Skill]) -> list[Path]:
+    """Files shipped with a skill class (a policy's weights and config), if it has any."""
+    bundled = getattr(cls, "bundled_artifacts", None)
+    return [p for p in bundled() if p.is_file()] if bundled is not None else []
+
+
+def _bundled_metrics(cls: type[Skill]) -> Metrics | None:
+    measured = getattr(cls, "bundled_metrics", None)
+    raw = measured() if measured is not None else None
+    return Metrics.model_validate(raw) if raw is not None else None
+
+
 def _record_of(cls: type[Skill], version: int, source: str) -> SkillRecord:
     return SkillRecord(
         name=cls.name,
@@ -102,8 +114,9 @@ def _record_of(cls: type[Skill], version: int, source: str) -> SkillRecord:
         description=cls.description,
         examples=list(cls.examples),
         params_schema=cls.Params.model_json_schema(),
-        provenance=Provenance(source=source, git_commit=_git_commit()),  # type: ignore[arg-type]
+        provenance=Provenance(source=source, git_commit=git_commit()),  # type: ignore[arg-type]
         tags=["builtin"] if source == "builtin" else [],
+        metrics=_bundled_metrics(cls),
     )
 
 
@@ -169,12 +182,22 @@ class SkillLibrary:
         records = self.latest()
         index = self.index()
         wanted = set(tags)
+        # A skill may have several implementations (a controller and a policy): it matches a
+        # kind when one of them is of that kind, and that one is returned.
+        of_kind: dict[str, SkillRecord] = {}
+        if kind is not None:
+            for record in self.latest_by_implementation():
+                held = of_kind.get(record.name)
+                if record.kind == kind and (held is None or record.version > held.version):
+                    of_kind[record.name] = record
+        by_key = {r.key: of_kind.get(r.name, r) if kind is not None else r for r in records}
         allowed = None
         if kind is not None or wanted:
             allowed = {
-                r.key for r in records if (kind is None or r.kind == kind) and wanted <= set(r.tags)
+                r.key
+                for r in records
+                if (kind is None or r.name in of_kind) and wanted <= set(by_key[r.key].tags)
             }
-        by_key = {r.key: r for r in records}
         return [
             SearchHit(by_key[key], score, text)
             for key, score, text in index.search(query, k, allowed)
@@ -280,11 +303,42 @@ class SkillLibrary:
                 params_schema=params_schema or {},
                 artifacts=stored,
                 metrics=metrics,
-                provenance=provenance or Provenance(git_commit=_git_commit()),
+                provenance=provenance or Provenance(git_commit=git_commit()),
                 tags=list(tags),
             )
             manifest.skills.append(record)
         return record
+
+    def record_metrics(self, name: str, implementation: str, metrics: Metrics) -> SkillRecord:
+        """Set the measured metrics of the latest record of ``name`` with ``implementation``.
+
+        Raises:
+            UnknownSkillError: no such record.
+        """
+        with self._locked() as manifest:
+            matching = [
+                r for r in manifest.skills if r.name == name and r.implementation == implementation
+            ]
+            if not matching:
+                raise UnknownSkillError(
+                    f"the library has no {name} implemented by {implementation}"
+                )
+            record = max(matching, key=lambda r: r.version)
+            record.metrics = metrics
+        return record
+
+    def measured_success(self) -> dict[tuple[str, str], float]:
+        """Measured success rates by (skill name, implementation name), where measured."""
+        refs = {
+            implementation_ref(cls): (name, implementation)
+            for name in skill_names()
+            for implementation, cls in skill_implementations(name).items()
+        }
+        return {
+            refs[r.implementation]: r.metrics.success_rate
+            for r in self.latest_by_implementation()
+            if r.metrics is not None and r.implementation in refs
+        }
 
     def _store_artifacts(self, name: str, version: int, files: list[Path]) -> list[Artifact]:
         folder = self.root / ARTIFACTS / name / f"v{version}"
@@ -305,15 +359,22 @@ class SkillLibrary:
         return stored
 
     def sync_builtins(self) -> list[SkillRecord]:
-        """Register the registered skill classes the library lacks, or whose text changed."""
+        """Register the registered skill classes the library lacks, or whose text changed.
+
+        A class that ships files (a trained policy) is registered with copies of them; a policy
+        the user trained and registered later is newer and is not replaced.
+        """
         classes = [cls for name in skill_names() for cls in skill_implementations(name).values()]
-        current = {r.implementation: r for r in self.latest_by_implementation()}
+        current = {
+            r.implementation: r for r in self.latest_by_implementation(_builtins(self.records()))
+        }
         stale = [cls for cls in classes if _changed(current.get(implementation_ref(cls)), cls)]
         if not stale:
             return []
         added = []
         with self._locked() as manifest:
-            latest = {r.implementation: r for r in self.latest_by_implementation(manifest.skills)}
+            builtins = _builtins(manifest.skills)
+            latest = {r.implementation: r for r in self.latest_by_implementation(builtins)}
             for cls in stale:
                 if not _changed(latest.get(implementation_ref(cls)), cls):
                     continue  # another process registered it meanwhile
@@ -321,6 +382,7 @@ class SkillLibrary:
                     (r.version for r in manifest.skills if r.name == cls.name), default=0
                 )
                 record = _record_of(cls, version, "builtin")
+                record.artifacts = self._store_artifacts(cls.name, version, _bundled_artifacts(cls))
                 manifest.skills.append(record)
                 added.append(record)
         return added
@@ -373,6 +435,10 @@ class SkillLibrary:
         )
 
 
+def _builtins(records: Iterable[SkillRecord]) -> list[SkillRecord]:
+    return [r for r in records if r.provenance.source == "builtin"]
+
+
 def _changed(record: SkillRecord | None, cls: type[Skill]) -> bool:
     if record is None:
         return True
@@ -381,6 +447,8 @@ def _changed(record: SkillRecord | None, cls: type[Skill]) -> bool:
         or record.examples != list(cls.examples)
         or record.params_schema != cls.Params.model_json_schema()
         or record.kind != cls.kind
+        or sorted(a.sha256 for a in record.artifacts)
+        != sorted(sha256_of(p) for p in _bundled_artifacts(cls))
     )
 
 

@@ -68,6 +68,14 @@ class Skill(ABC):
     examples: ClassVar[tuple[str, ...]] = ()
     """Phrases a person might use for this skill (for retrieval)."""
 
+    def prepare(self) -> None:
+        """Load what the skill needs before anything moves (a policy's weights).
+
+        Raises:
+            ClawError: it cannot run at all (``ArtifactError`` for rejected weights).
+        """
+        return None
+
     def check_names(self, object_names: list[str], params: SkillParams) -> list[ClawError]:
         """Problems with the names ``params`` uses (objects, regions), whatever the state."""
         return [

@@ -55,6 +55,14 @@ class ExecutionResult(BaseModel):
         return sum(s.sim_seconds for s in self.steps)
 
 
+def implementations_of(call: SkillCall) -> dict[str, type[Skill]]:
+    """The implementations of the call's skill (none when it names no skill)."""
+    try:
+        return skill_implementations(call.skill)
+    except ClawError:
+        return {}
+
+
 def _first(exc: ValidationError) -> str:
     """The first validation problem, as ``field: message``."""
     first = exc.errors()[0]
@@ -73,8 +81,43 @@ def _invalid(raw: SkillCall | dict[str, Any] | Any, exc: ClawError) -> StepResul
     return StepResult(skill=skill, args=args, success=False, reason=str(exc), error=exc.kind)
 
 
+PREFER_CHOICES: tuple[str, ...] = ("learned", "controller")
+
+
+def choose_implementation(
+    name: str, prefer: str | None = None, measured: Mapping[tuple[str, str], float] | None = None
+) -> str:
+    """The implementation of skill ``name`` to run.
+
+    ``prefer`` wins where the skill has it. Otherwise the implementation with the best measured
+    success runs; the controller runs unless every implementation has been measured.
+    """
+    implementations = skill_implementations(name)
+    if prefer in implementations:
+        return prefer
+    default = "controller" if "controller" in implementations else next(iter(implementations))
+    rates = {i: (measured or {}).get((name, i)) for i in implementations}
+    if len(rates) < 2 or any(rate is None for rate in rates.values()):
+        return default
+    best = max(rates.values())
+    return default if rates[default] == best else max(rates, key=lambda i: rates[i] or 0.0)
+
+
+def measured_success() -> dict[tuple[str, str], float]:
+    """Success rates the skill library holds (empty when it cannot be read)."""
+    from claw.library.storage import SkillLibrary
+
+    try:
+        return SkillLibrary().measured_success()
+    except ClawError:
+        return {}
+
+
 def bind(
-    call: SkillCall, object_names: list[str], prefer: str | None = None
+    call: SkillCall,
+    object_names: list[str],
+    prefer: str | None = None,
+    measured: Mapping[tuple[str, str], float] | None = None,
 ) -> tuple[Skill, SkillParams]:
     """The skill and validated parameters of a call.
 
@@ -82,9 +125,10 @@ def bind(
         UnknownSkillError: no such skill.
         InvalidParamsError: the arguments do not validate (one line naming the field).
         UnknownObjectError, PredicateError: an argument names no object or region of the scene.
+        ArtifactError: a policy's weights are missing or were tampered with.
     """
-    implementations = skill_implementations(call.skill)
-    skill = get_skill(call.skill, prefer if prefer in implementations else None)
+    skill = get_skill(call.skill, choose_implementation(call.skill, prefer, measured))
+    skill.prepare()
     try:
         params = skill.Params(**call.args)
     except ValidationError as exc:
@@ -107,10 +151,15 @@ def execute_calls(
     Args:
         env: The env (wrappers are looked through).
         calls: Skill calls, as ``SkillCall`` or mappings ``{"skill": ..., "args": {...}}``.
-        prefer: An implementation to use where a skill has one (``"learned"``); otherwise the
-            skill's default implementation runs.
+        prefer: ``"learned"`` or ``"controller"``: that implementation where a skill has it;
+            otherwise the one with the best measured success in the skill library.
     """
+    if prefer is not None and prefer not in PREFER_CHOICES:
+        raise InvalidParamsError(
+            f"prefer must be one of {', '.join(PREFER_CHOICES)}, got {prefer!r}"
+        )
     env = env.unwrapped  # type: ignore[assignment]
+    measured: dict[tuple[str, str], float] | None = None
     parsed: list[SkillCall] = []
     bound: list[tuple[Skill, SkillParams]] = []
     for raw in calls:
@@ -119,8 +168,10 @@ def execute_calls(
         except ValidationError as exc:
             step = _invalid(raw, InvalidParamsError(f"malformed skill call: {_first(exc)}"))
             return ExecutionResult(steps=[step], success=False)
+        if measured is None and prefer is None and len(implementations_of(call)) > 1:
+            measured = measured_success()
         try:
-            bound.append(bind(call, env.object_names, prefer))
+            bound.append(bind(call, env.object_names, prefer, measured))
         except ClawError as exc:
             return ExecutionResult(steps=[_invalid(raw, exc)], success=False)
         parsed.append(call)

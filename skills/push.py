@@ -121,6 +121,22 @@ def _limit_angle(vector: np.ndarray, axis: np.ndarray, limit: float) -> np.ndarr
     return np.array([c * axis[0] - s * axis[1], s * axis[0] + c * axis[1]])
 
 
+def push_outcome(
+    name: str, direction: str, start: np.ndarray, final: np.ndarray, goal: np.ndarray
+) -> tuple[bool, str, dict[str, float]]:
+    """Whether a push of ``name`` ended within ``TOLERANCE`` of its goal, why not, how far."""
+    u = np.array(DIRECTIONS[direction])
+    moved = final - start
+    along, across = float(moved @ u), float(moved @ np.array([-u[1], u[0]]))
+    miss = float(np.linalg.norm(final - goal))
+    reason = (
+        f"{name} moved {along * 100:.1f} cm {direction} and {abs(across) * 100:.1f} "
+        f"cm sideways, {miss * 100:.1f} cm from where it was asked to go"
+    )
+    details = {"along": round(along, 4), "across": round(across, 4), "miss": round(miss, 4)}
+    return miss <= TOLERANCE, reason, details
+
+
 class PushParams(SkillParams):
     object: ObjectName
     direction: Direction = Field(description="left (+y), right (-y), far (+x) or near (-x).")
@@ -209,20 +225,7 @@ class Push(Skill):
         claw.wait_settled()
 
         final = env.world_state().get(obj.name).xy
-        moved = final - start_xy
-        along, across = float(moved @ u), float(moved @ normal)
-        miss = float(np.linalg.norm(final - goal_xy))
-        success = miss <= TOLERANCE
-        reason = (
-            f"{obj.name} moved {along * 100:.1f} cm {params.direction} and {abs(across) * 100:.1f} "
-            f"cm sideways, {miss * 100:.1f} cm from where it was asked to go"
+        success, reason, details = push_outcome(
+            obj.name, params.direction, start_xy, final, goal_xy
         )
-        return result(
-            self,
-            claw,
-            success,
-            reason,
-            along=round(along, 4),
-            across=round(across, 4),
-            miss=round(miss, 4),
-        )
+        return result(self, claw, success, reason, **details)
