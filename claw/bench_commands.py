@@ -34,6 +34,12 @@ def bench_env_command(
 def bench_skills_command(
     episodes: Annotated[int, typer.Option(min=1, help="Seeded episodes (scenes alternate).")] = 20,
     seed: Annotated[int, typer.Option(help="Seed of the first episode.")] = 0,
+    record: Annotated[
+        bool,
+        typer.Option(
+            "--record", help="Store the success rates in the skill library (the executor's choice)."
+        ),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Pick-and-place for every relation and pushes on seeded default and dense scenes."""
@@ -49,6 +55,14 @@ def bench_skills_command(
         result = bench_skills(
             episodes, seed, progress=lambda done: bar.update(task, completed=done)
         )
+    if record:
+        import shlex
+        import sys
+
+        from claw.skills.bench import record_controller_metrics
+
+        recorded = record_controller_metrics(result, "claw " + shlex.join(sys.argv[1:]))
+        Console(stderr=True).print(f"recorded in the library: {', '.join(recorded)}")
     if as_json:
         print(result.model_dump_json())
         return

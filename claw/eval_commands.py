@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from claw.output import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, errors
+from claw.output import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, Prefer, errors
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -63,6 +63,10 @@ def eval_command(
             help="Save every LLM answer to this cassette; replay it with --planner replay:FILE.",
         ),
     ] = None,
+    prefer: Annotated[
+        Prefer | None,
+        typer.Option(help="Run the learned policy or the controller where a skill has both."),
+    ] = None,
     report: Annotated[
         Path | None,
         typer.Option(
@@ -78,7 +82,7 @@ def eval_command(
     claw eval compare A.json B.json: the metric changes from A to B and the cases that changed.
     """
     if suite == COMPARE:
-        if report is not None or record is not None or planner != "offline" or workers != 1:
+        if report or record or prefer or planner != "offline" or workers != 1:
             _bad_input("compare takes two JSON results and only the --json option")
         if not reports or len(reports) != 2:
             _bad_input(f"compare takes two JSON results, got {len(reports or [])}")
@@ -90,7 +94,7 @@ def eval_command(
             f"unexpected argument(s) after the suite: {extra} "
             f"(to compare results: claw eval compare A.json B.json)"
         )
-    _run(suite, planner, workers, json_file, report, record)
+    _run(suite, planner, workers, json_file, report, record, prefer.value if prefer else None)
 
 
 def _bad_input(message: str) -> None:
@@ -105,6 +109,7 @@ def _run(
     json_file: Path | None,
     report: Path | None,
     record: Path | None = None,
+    prefer: str | None = None,
 ) -> None:
     from rich.console import Console
     from rich.progress import Progress
@@ -119,7 +124,12 @@ def _run(
     with Progress(console=console, transient=True) as bar:
         task = bar.add_task(f"{loaded.name} with {planner}", total=len(loaded.cases))
         result = run_suite(
-            loaded, planner, workers, progress=lambda case: bar.advance(task), record=record
+            loaded,
+            planner,
+            workers,
+            progress=lambda case: bar.advance(task),
+            record=record,
+            prefer=prefer,
         )
     if json_file is not None:
         json_file.parent.mkdir(parents=True, exist_ok=True)

@@ -6,11 +6,19 @@ import json
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from enum import Enum
 from typing import Any
 
 import typer
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_UNAVAILABLE = 0, 1, 2, 3
+
+
+class Prefer(str, Enum):
+    """Which implementation runs where a skill has a controller and a learned policy."""
+
+    learned = "learned"
+    controller = "controller"
 
 
 @contextmanager

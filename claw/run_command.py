@@ -3,22 +3,14 @@
 from __future__ import annotations
 
 import sys
-from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from claw.output import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, EXIT_UNAVAILABLE
+from claw.output import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, EXIT_UNAVAILABLE, Prefer
 
 BAD_INPUT_KINDS = {"unknown_object", "unparseable", "unsupported", "invalid_scene", "invalid_input"}
-
-
-class Prefer(str, Enum):
-    """Which implementation runs where a skill has a controller and a learned policy."""
-
-    learned = "learned"
-    controller = "controller"
 
 
 def _exit_code(result: Any) -> int:

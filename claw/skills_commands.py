@@ -35,10 +35,11 @@ def skills_list(
     ] = False,
     as_json: JsonOption = False,
 ) -> None:
-    """The skills in the library (latest versions)."""
+    """The skills in the library: the latest version of each implementation."""
     with errors(as_json):
         library = _library()
-        records = library.records() if all_versions else library.latest()
+        records = library.records() if all_versions else library.latest_by_implementation()
+        records = sorted(records, key=lambda r: (r.name, r.version))
     if as_json:
         print(json.dumps([r.model_dump(mode="json") for r in records]))
         return

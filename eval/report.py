@@ -148,7 +148,7 @@ def record_failures(
             continue
         name = _file_name(case.id, used)
         path = folder / f"{name}.gif"
-        again = run_case(suite, index[case.id], result.planner, video=path)
+        again = run_case(suite, index[case.id], result.planner, video=path, prefer=result.prefer)
         if progress is not None:
             progress(again)
         if not path.exists():

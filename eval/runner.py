@@ -42,6 +42,8 @@ class CaseResult(BaseModel):
 class SuiteResult(BaseModel):
     suite: str
     planner: str
+    prefer: str | None = None
+    """The skill implementation asked for (``learned`` / ``controller``), if any."""
     cases: list[CaseResult]
     overall: dict[str, float]
     per_tag: dict[str, dict[str, float]]
@@ -140,7 +142,13 @@ def judge(
     return True, "", recall
 
 
-def run_case(suite: Suite, index: int, planner_spec: str, video: Path | None = None) -> CaseResult:
+def run_case(
+    suite: Suite,
+    index: int,
+    planner_spec: str,
+    video: Path | None = None,
+    prefer: str | None = None,
+) -> CaseResult:
     """Run case ``index`` of ``suite`` on a fresh env and judge it.
 
     With ``video`` (``.gif`` or ``.mp4``) the run is recorded at 10 frames per simulated second
@@ -175,7 +183,7 @@ def run_case(suite: Suite, index: int, planner_spec: str, video: Path | None = N
         (recorder or env).reset(seed=case.seed)
         before = env.data.qpos.copy()
         planner = make_planner(planner_spec, case, env)
-        result = run_instruction(env, case.instruction, planner)
+        result = run_instruction(env, case.instruction, planner, prefer=prefer)
         success, reason, recall = judge(case, env, result, before)
         if recorder is not None:
             recorder.save()
@@ -199,11 +207,11 @@ def run_case(suite: Suite, index: int, planner_spec: str, video: Path | None = N
     )
 
 
-def _worker(payload: tuple[str, int, str, bool]) -> tuple[str, dict[str, str]]:
+def _worker(payload: tuple[str, int, str, bool, str | None]) -> tuple[str, dict[str, str]]:
     global _recording
-    suite_json, index, planner, record = payload
+    suite_json, index, planner, record, prefer = payload
     _recording = {} if record else None
-    result = run_case(Suite.model_validate_json(suite_json), index, planner)
+    result = run_case(Suite.model_validate_json(suite_json), index, planner, prefer=prefer)
     return result.model_dump_json(), _recording or {}
 
 
@@ -229,11 +237,12 @@ def run_suite(
     workers: int = 1,
     progress: Callable[[CaseResult], None] | None = None,
     record: Path | None = None,
+    prefer: str | None = None,
 ) -> SuiteResult:
     """Every case of ``suite``, in ``workers`` processes; results in case order whatever N.
 
     With ``record``, every LLM answer is saved to that cassette (replay it with
-    ``planner="replay:FILE"``).
+    ``planner="replay:FILE"``). ``prefer`` picks the skill implementations as ``claw --prefer``.
     """
     global _recording
     tic = time.perf_counter()
@@ -243,7 +252,7 @@ def run_suite(
         _recording = recorded if record is not None else None
         try:
             for i in range(len(suite.cases)):
-                results[i] = run_case(suite, i, planner)
+                results[i] = run_case(suite, i, planner, prefer=prefer)
                 if progress is not None:
                     progress(results[i])  # type: ignore[arg-type]
         finally:
@@ -252,7 +261,9 @@ def run_suite(
         payload = suite.model_dump_json()
         context = multiprocessing.get_context("fork")
         with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-            jobs = [(payload, i, planner, record is not None) for i in range(len(suite.cases))]
+            jobs = [
+                (payload, i, planner, record is not None, prefer) for i in range(len(suite.cases))
+            ]
             for i, (text, answers) in enumerate(pool.map(_worker, jobs)):
                 results[i] = CaseResult.model_validate_json(text)
                 recorded.update(answers)
@@ -273,6 +284,7 @@ def run_suite(
     return SuiteResult(
         suite=suite.name,
         planner=planner,
+        prefer=prefer,
         cases=done,
         overall=summarise(done),
         per_tag={tag: summarise(rs) for tag, rs in sorted(by_tag.items())},

@@ -212,7 +212,7 @@ def train(
     # 1. Reproducibility: seeds, one torch thread per process (the envs take the other cores).
     torch.set_num_threads(config.torch_threads)
     set_random_seed(config.seed)
-    started = time.perf_counter()
+    started, commit = time.perf_counter(), git_commit()
 
     # 2. Environments: training copies in parallel, one evaluation env on separate seeds.
     env = make_envs(config, config.n_envs, config.seed, training=True)
@@ -285,7 +285,7 @@ def train(
     meta = _read_json(run_dir / "meta.json")
     meta.update(
         seed=config.seed,
-        git_commit=git_commit(),
+        git_commit=commit,
         versions=package_versions(),
         command=command or " ".join(sys.argv),
         started=meta.get("started", datetime.now(timezone.utc).isoformat()),
