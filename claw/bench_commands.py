@@ -59,7 +59,7 @@ def bench_skills_command(
         import shlex
         import sys
 
-        from claw.skills.bench import record_controller_metrics
+        from claw.library.metrics import record_controller_metrics
 
         recorded = record_controller_metrics(result, "claw " + shlex.join(sys.argv[1:]))
         Console(stderr=True).print(f"recorded in the library: {', '.join(recorded)}")
@@ -154,7 +154,9 @@ def bench_policy_command(
         from claw.skills.policy import PolicyNetwork
 
         if policy in LEARNED_SKILLS:
-            network = LEARNED_SKILLS[policy]().network()
+            from claw.library.storage import SkillLibrary
+
+            network = SkillLibrary().policy(LEARNED_SKILLS[policy])
         else:
             network = PolicyNetwork.load(Path(policy))
         first = EVALUATION_SEED if seed is None else seed

@@ -39,22 +39,14 @@ TABLETOP_ID = "claw/Tabletop-v0"
 REACH_ID = "claw/Reach-v0"
 PUSH_ID = "claw/Push-v0"
 
-if TABLETOP_ID not in registry:
-    register(id=TABLETOP_ID, entry_point="claw.envs.tabletop:TabletopEnv", max_episode_steps=500)
-if REACH_ID not in registry:
-    register(
-        id=REACH_ID,
-        entry_point="claw.envs.goal:GoalEnv",
-        kwargs={"task": "reach"},
-        max_episode_steps=50,
-    )
-if PUSH_ID not in registry:
-    register(
-        id=PUSH_ID,
-        entry_point="claw.envs.goal:GoalEnv",
-        kwargs={"task": "push"},
-        max_episode_steps=80,
-    )
+_ENVS = (  # id, entry point, kwargs, episode length
+    (TABLETOP_ID, "claw.envs.tabletop:TabletopEnv", {}, 500),
+    (REACH_ID, "claw.envs.goal:GoalEnv", {"task": "reach"}, 50),
+    (PUSH_ID, "claw.envs.goal:GoalEnv", {"task": "push"}, 80),
+)
+for env_id, entry_point, kwargs, steps in _ENVS:
+    if env_id not in registry:
+        register(id=env_id, entry_point=entry_point, kwargs=kwargs, max_episode_steps=steps)
 
 __all__ = [
     "PUSH_ID",

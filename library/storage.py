@@ -14,6 +14,7 @@ either the previous manifest or the new one, never a torn file. Nothing is ever 
 from __future__ import annotations
 
 import fcntl
+import functools
 import hashlib
 import json
 import os
@@ -30,6 +31,8 @@ from pydantic import ValidationError
 from claw.envs.errors import ArtifactError, LibraryError, UnknownSkillError
 from claw.library.manifest import Artifact, Manifest, Metrics, Provenance, SkillRecord
 from claw.skills.base import Skill, skill_implementations, skill_names
+from claw.skills.learned import PolicySkill, use_policy_loader
+from claw.skills.policy import WEIGHTS_FILE, PolicyNetwork
 
 if TYPE_CHECKING:
     from claw.library.embedding import Embedder
@@ -420,6 +423,22 @@ class SkillLibrary:
             paths[Path(artifact.path).name] = path
         return paths
 
+    def policy(self, cls: type[Skill]) -> PolicyNetwork:
+        """The latest registered policy of a policy skill class, its weights checked.
+
+        Raises:
+            ArtifactError: no policy is registered for it, or its files are missing or differ
+                from what the manifest records.
+        """
+        ref = implementation_ref(cls)
+        records = [r for r in self.latest_by_implementation() if r.implementation == ref]
+        if not records or not records[0].artifacts:
+            raise ArtifactError(f"the library has no trained policy for {cls.name}")
+        record = records[0]
+        paths = self.artifact_paths(record)
+        weights = next(a.sha256 for a in record.artifacts if a.path.endswith(WEIGHTS_FILE))
+        return _load_policy(paths[WEIGHTS_FILE].parent, weights)
+
     def skill_class(self, record: SkillRecord) -> type[Skill]:
         """The registered ``Skill`` class a record names (never imported from the manifest).
 
@@ -433,6 +452,18 @@ class SkillLibrary:
             f"{record.key} names implementation {record.implementation!r}, which is not a "
             "registered skill in this process"
         )
+
+
+@functools.lru_cache(maxsize=16)
+def _load_policy(folder: Path, weights_sha256: str) -> PolicyNetwork:
+    return PolicyNetwork.load(folder, expected_sha256=weights_sha256)
+
+
+def _library_policy(cls: type[PolicySkill]) -> PolicyNetwork:
+    return SkillLibrary().policy(cls)  # type: ignore[arg-type]
+
+
+use_policy_loader(_library_policy)  # policy skills run what the library holds
 
 
 def _builtins(records: Iterable[SkillRecord]) -> list[SkillRecord]:

@@ -47,6 +47,16 @@ def _step_json(step: StepResult) -> dict[str, Any]:
     return {"skill": step.skill, "args": step.args, "success": step.success, "reason": step.reason}
 
 
+def _measured_success() -> dict[tuple[str, str], float]:
+    """The library's measured success rates, for choosing between implementations."""
+    from claw.library.storage import SkillLibrary
+
+    try:
+        return SkillLibrary().measured_success()
+    except ClawError:  # an unreadable library: the controllers run
+        return {}
+
+
 def run_instruction(
     env: TabletopEnv,
     instruction: str,
@@ -56,6 +66,9 @@ def run_instruction(
     on_event: Callable[[str, Any], None] | None = None,
 ) -> RunResult:
     """Plan, run and check an instruction on ``env`` (already reset to its scene).
+
+    ``prefer`` (``learned`` / ``controller``) picks a skill's implementation where it has both;
+    without it, the one with the best success measured in the skill library runs.
 
     Expected problems — unreadable instructions, unknown objects, a failed plan — are in the
     result, with ``error`` set for those found before anything moved.
@@ -75,12 +88,13 @@ def run_instruction(
     except ClawError as exc:
         result.error = {"kind": exc.kind, "message": str(exc)}
         return finish()
+    measured = _measured_success() if prefer is None else None
     result.goal = list(plan.goal)
     result.plan = [call.model_dump() for call in plan.steps]
     notify("plan", plan)
 
     while True:
-        outcome = execute_calls(env, plan.steps, prefer=prefer)
+        outcome = execute_calls(env, plan.steps, prefer=prefer, measured=measured)
         for step in outcome.steps:
             result.steps.append(_step_json(step))
             notify("step", step)

@@ -5,19 +5,16 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from pydantic import BaseModel, Field
 
 from claw.envs.regions import REGIONS
 from claw.envs.tabletop import TabletopEnv
-from claw.skills.base import Skill, SkillResult, get_skill, skill_implementations
+from claw.skills.base import Skill, SkillResult, get_skill
 from claw.skills.placement import RELATIONS, NoPlacement, find_placement
 from claw.skills.push import DIRECTIONS
-
-if TYPE_CHECKING:
-    from claw.library.storage import SkillLibrary
 
 SCENES = ("default", "dense")
 PUSH_DISTANCE = (0.05, 0.15)  # m
@@ -208,29 +205,3 @@ def bench_skills(
         failures=failures,
         wall_seconds=round(time.perf_counter() - start, 1),
     )
-
-
-def record_controller_metrics(
-    result: SkillBench, command: str, library: SkillLibrary | None = None
-) -> list[str]:
-    """Store each benchmarked controller's success rate in the skill library; the keys set."""
-    from claw.library.manifest import Metrics
-    from claw.library.storage import SkillLibrary, implementation_ref
-
-    totals: dict[str, list[int]] = {}
-    for row in result.rows:
-        attempts, successes = totals.setdefault(row["skill"], [0, 0])
-        totals[row["skill"]] = [attempts + row["attempts"], successes + row["successes"]]
-    library, recorded = library or SkillLibrary(), []
-    for name, (attempts, successes) in sorted(totals.items()):
-        if not attempts:
-            continue
-        metrics = Metrics(
-            success_rate=successes / attempts,
-            episodes=attempts,
-            conditions={"command": command, "episodes": result.episodes, "seed": result.seed},
-        )
-        controller = skill_implementations(name)["controller"]
-        record = library.record_metrics(name, implementation_ref(controller), metrics)
-        recorded.append(record.key)
-    return recorded

@@ -55,14 +55,6 @@ class ExecutionResult(BaseModel):
         return sum(s.sim_seconds for s in self.steps)
 
 
-def implementations_of(call: SkillCall) -> dict[str, type[Skill]]:
-    """The implementations of the call's skill (none when it names no skill)."""
-    try:
-        return skill_implementations(call.skill)
-    except ClawError:
-        return {}
-
-
 def _first(exc: ValidationError) -> str:
     """The first validation problem, as ``field: message``."""
     first = exc.errors()[0]
@@ -103,16 +95,6 @@ def choose_implementation(
     return default if rates[default] == best else max(rates, key=lambda i: rates[i] or 0.0)
 
 
-def measured_success() -> dict[tuple[str, str], float]:
-    """Success rates the skill library holds (empty when it cannot be read)."""
-    from claw.library.storage import SkillLibrary
-
-    try:
-        return SkillLibrary().measured_success()
-    except ClawError:
-        return {}
-
-
 def bind(
     call: SkillCall,
     object_names: list[str],
@@ -141,7 +123,10 @@ def bind(
 
 
 def execute_calls(
-    env: TabletopEnv, calls: Sequence[SkillCall | dict[str, Any]], prefer: str | None = None
+    env: TabletopEnv,
+    calls: Sequence[SkillCall | dict[str, Any]],
+    prefer: str | None = None,
+    measured: Mapping[tuple[str, str], float] | None = None,
 ) -> ExecutionResult:
     """Validate every call against the registry and the scene, then run them in order.
 
@@ -152,14 +137,15 @@ def execute_calls(
         env: The env (wrappers are looked through).
         calls: Skill calls, as ``SkillCall`` or mappings ``{"skill": ..., "args": {...}}``.
         prefer: ``"learned"`` or ``"controller"``: that implementation where a skill has it;
-            otherwise the one with the best measured success in the skill library.
+            otherwise the one with the best ``measured`` success.
+        measured: Success rates by (skill, implementation), as ``SkillLibrary.measured_success``
+            gives them; without them a skill's controller runs unless ``prefer`` says otherwise.
     """
     if prefer is not None and prefer not in PREFER_CHOICES:
         raise InvalidParamsError(
             f"prefer must be one of {', '.join(PREFER_CHOICES)}, got {prefer!r}"
         )
     env = env.unwrapped  # type: ignore[assignment]
-    measured: dict[tuple[str, str], float] | None = None
     parsed: list[SkillCall] = []
     bound: list[tuple[Skill, SkillParams]] = []
     for raw in calls:
@@ -168,8 +154,6 @@ def execute_calls(
         except ValidationError as exc:
             step = _invalid(raw, InvalidParamsError(f"malformed skill call: {_first(exc)}"))
             return ExecutionResult(steps=[step], success=False)
-        if measured is None and prefer is None and len(implementations_of(call)) > 1:
-            measured = measured_success()
         try:
             bound.append(bind(call, env.object_names, prefer, measured))
         except ClawError as exc:

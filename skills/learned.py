@@ -3,19 +3,20 @@
 ``move_to`` and ``push`` each have a ``learned`` implementation here. It takes the controller's
 parameters and checks, turns them into a goal, and lets the policy act through the actuators
 (:class:`~claw.envs.tasks.ToolDriver`, as in training) until the goal holds or the horizon ends.
-The weights come from the skill library (sha256 checked); the library is seeded with the policies
-shipped in ``skills/policies/``. Success is measured from the physics, as for every skill.
+The weights come from the skill library when it is in use (it installs its loader: the latest
+registered policy, sha256 checked against the manifest), else from ``skills/policies/``.
+Success is measured from the physics, as for every skill.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
 
-from claw.envs.errors import ArtifactError
 from claw.envs.robot import Array
 from claw.envs.tabletop import TabletopEnv
 from claw.envs.tasks import TASKS, GoalTask, ToolDriver
@@ -30,6 +31,23 @@ STOP_WITHIN = 0.005  # m: the policy may stop early this close to its goal
 LIFT_STEPS = 4  # control periods the claw rises after a push, to let go of the object
 
 
+PolicyLoader = Callable[[type["PolicySkill"]], PolicyNetwork]
+
+
+def shipped_policy(cls: type[PolicySkill]) -> PolicyNetwork:
+    """The policy shipped with a skill class (``skills/policies/TASK/``), sha256 checked."""
+    return PolicyNetwork.load(POLICIES_DIR / cls.task_name)
+
+
+_loader: PolicyLoader = shipped_policy
+
+
+def use_policy_loader(loader: PolicyLoader) -> None:
+    """Where policy skills get their networks from (the skill library installs its own)."""
+    global _loader
+    _loader = loader
+
+
 class PolicySkill:
     """Mixin for skills run by a trained policy (put it before the controller class).
 
@@ -41,8 +59,9 @@ class PolicySkill:
     task_name: ClassVar[str]
     horizon: ClassVar[int]
     """Most policy steps per run: the training env's episode length."""
+    lift_after: ClassVar[bool] = False
+    """Raise the claw a little after the policy is done (to leave a pushed object alone)."""
     name: ClassVar[str]
-    _cache: ClassVar[dict[str, PolicyNetwork]] = {}
 
     @classmethod
     def bundled_artifacts(cls) -> list[Path]:
@@ -65,33 +84,50 @@ class PolicySkill:
             "conditions": evaluation,
         }
 
+    def __init__(self, network: PolicyNetwork | None = None) -> None:
+        self._network = network
+
     def prepare(self) -> None:
-        self._network = self.network()
+        if self._network is None:
+            self._network = _loader(type(self))
 
     def network(self) -> PolicyNetwork:
-        """The library's latest policy for this skill, its weights checked against the manifest.
+        """The policy this skill runs: the one it was given, or the loader's.
 
         Raises:
             ArtifactError: the weights are missing or differ from what was registered.
         """
-        from claw.library.storage import SkillLibrary, implementation_ref
+        self.prepare()
+        assert self._network is not None
+        return self._network
 
-        library = SkillLibrary()
-        ref = implementation_ref(type(self))  # type: ignore[arg-type]
-        records = [r for r in library.latest_by_implementation() if r.implementation == ref]
-        if not records or not records[0].artifacts:
-            raise ArtifactError(f"the library has no trained policy for {self.name}")
-        record = records[0]
-        paths = library.artifact_paths(record)
-        weights = next(a.sha256 for a in record.artifacts if a.path.endswith(WEIGHTS_FILE))
-        if weights not in self._cache:
-            folder = paths[WEIGHTS_FILE].parent
-            self._cache[weights] = PolicyNetwork.load(folder, expected_sha256=weights)
-        return self._cache[weights]
+    def goal(self, env: TabletopEnv, params: SkillParams) -> tuple[GoalTask, Array]:
+        """The task and the goal the policy is asked to reach for these parameters."""
+        raise NotImplementedError
 
-    def _network_loaded(self) -> PolicyNetwork:
-        network = getattr(self, "_network", None)
-        return network if network is not None else self.network()
+    def judge(
+        self, env: TabletopEnv, params: SkillParams, task: GoalTask, start: Array, goal: Array
+    ) -> tuple[bool, str, dict[str, Any]]:
+        """Success measured from the state, the reason if not, and measured details."""
+        raise NotImplementedError
+
+    def execute(self, env: TabletopEnv, params: SkillParams) -> SkillResult:
+        network, started = self.network(), float(env.data.time)
+        task, goal = self.goal(env, params)
+        start = task.achieved(env)
+        steps, _ = self.run_policy(env, task, goal, network, STOP_WITHIN)
+        if self.lift_after:  # rise off the object before anything else moves
+            driver = ToolDriver(env, task.gripper)
+            for _ in range(LIFT_STEPS):
+                driver.apply(np.array([0.0, 0.0, 1.0]))
+        success, reason, details = self.judge(env, params, task, start, goal)
+        return SkillResult(
+            skill=self.name,
+            success=success,
+            reason="" if success else reason,
+            sim_seconds=round(float(env.data.time) - started, 4),
+            details={**details, "policy_steps": steps},
+        )
 
     def run_policy(
         self, env: TabletopEnv, task: GoalTask, goal: Array, network: PolicyNetwork, within: float
@@ -112,18 +148,6 @@ class PolicySkill:
         return steps, float(task.distance(task.achieved(env), goal))
 
 
-def _policy_result(
-    skill: PolicySkill, env: TabletopEnv, start: float, success: bool, reason: str, **details: Any
-) -> SkillResult:
-    return SkillResult(
-        skill=skill.name,
-        success=success,
-        reason="" if success else reason,
-        sim_seconds=round(float(env.data.time) - start, 4),
-        details=details,
-    )
-
-
 @register_skill
 class LearnedMoveTo(PolicySkill, MoveTo):
     """``move_to`` by the trained reach policy: success within its trained 2 cm."""
@@ -131,21 +155,19 @@ class LearnedMoveTo(PolicySkill, MoveTo):
     task_name = "reach"
     horizon = 50
 
-    def execute(self, env: TabletopEnv, params: SkillParams) -> SkillResult:
+    def goal(self, env: TabletopEnv, params: SkillParams) -> tuple[GoalTask, Array]:
         assert isinstance(params, MoveToParams)
-        network, start = self._network_loaded(), float(env.data.time)
-        task = TASKS[self.task_name]()
-        goal = np.array([params.x, params.y, params.z])
-        steps, error = self.run_policy(env, task, goal, network, STOP_WITHIN)
-        return _policy_result(
-            self,
-            env,
-            start,
+        return TASKS[self.task_name](), np.array([params.x, params.y, params.z])
+
+    def judge(
+        self, env: TabletopEnv, params: SkillParams, task: GoalTask, start: Array, goal: Array
+    ) -> tuple[bool, str, dict[str, Any]]:
+        error = float(task.distance(task.achieved(env), goal))
+        reason = f"the reach policy stopped {error * 100:.1f} cm from the target"
+        return (
             error <= task.threshold,
-            f"the reach policy stopped {error * 100:.1f} cm from the target",
-            error=round(error, 5),
-            policy_steps=steps,
-            tolerance=task.threshold,
+            reason,
+            {"error": round(error, 5), "tolerance": task.threshold},
         )
 
 
@@ -155,22 +177,19 @@ class LearnedPush(PolicySkill, Push):
 
     task_name = "push"
     horizon = 80
+    lift_after = True
 
-    def execute(self, env: TabletopEnv, params: SkillParams) -> SkillResult:
+    def goal(self, env: TabletopEnv, params: SkillParams) -> tuple[GoalTask, Array]:
         assert isinstance(params, PushParams)
-        network, start = self._network_loaded(), float(env.data.time)
         task = TASKS[self.task_name](params.object)
-        u = np.array(DIRECTIONS[params.direction])
-        origin = task.achieved(env)
-        goal = origin + params.distance * u
-        steps, _ = self.run_policy(env, task, goal, network, STOP_WITHIN)
-        driver = ToolDriver(env, task.gripper)
-        for _ in range(LIFT_STEPS):
-            driver.apply(np.array([0.0, 0.0, 1.0]))
-        success, reason, details = push_outcome(
-            params.object, params.direction, origin, task.achieved(env), goal
-        )
-        return _policy_result(self, env, start, success, reason, **details, policy_steps=steps)
+        direction = np.array(DIRECTIONS[params.direction])
+        return task, task.achieved(env) + params.distance * direction
+
+    def judge(
+        self, env: TabletopEnv, params: SkillParams, task: GoalTask, start: Array, goal: Array
+    ) -> tuple[bool, str, dict[str, Any]]:
+        assert isinstance(params, PushParams)
+        return push_outcome(params.object, params.direction, start, task.achieved(env), goal)
 
 
 LEARNED_SKILLS: dict[str, type[PolicySkill]] = {"reach": LearnedMoveTo, "push": LearnedPush}

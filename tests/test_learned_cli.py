@@ -9,8 +9,9 @@ import pytest
 from test_run_cli import claw
 
 from claw.envs import TabletopEnv
+from claw.library.metrics import record_controller_metrics
 from claw.library.storage import SkillLibrary
-from claw.skills.bench import SkillBench, record_controller_metrics
+from claw.skills.bench import SkillBench
 from claw.skills.executor import execute_calls
 from claw.skills.learned import POLICIES_DIR
 

@@ -204,9 +204,6 @@ def test_registered_policy_is_a_drop_in_skill(tmp_path: Path) -> None:
 
     stored = library.artifact_paths(library.get("move_to", record.version))[WEIGHTS_FILE]
     stored.write_bytes(stored.read_bytes()[:-1] + b"\x00")
-    from claw.skills.learned import PolicySkill
-
-    PolicySkill._cache.clear()
     refused = execute_calls(env, [call], prefer="learned")
     assert refused.steps[0].error == "artifact_rejected"
 
