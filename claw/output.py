@@ -28,7 +28,7 @@ def errors(as_json: bool = False) -> Iterator[None]:
 
     try:
         yield
-    except (ClawError, ValueError, FileNotFoundError) as exc:
+    except (ClawError, ValueError, FileNotFoundError, FileExistsError) as exc:
         kind = getattr(exc, "kind", "invalid_input")
         message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         if as_json:

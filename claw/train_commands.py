@@ -36,12 +36,20 @@ def train_command(
     skill: Annotated[str, typer.Argument(help="What to train: reach or push.")],
     algo: Algo = None,
     steps: Annotated[
-        int | None, typer.Option(min=1, help="Total environment steps (default: the YAML's).")
+        int | None,
+        typer.Option(
+            "--timesteps", "--steps", min=1, help="Total environment steps (default: the YAML's)."
+        ),
     ] = None,
     n_envs: Annotated[int | None, typer.Option(min=1, help="Envs in parallel.")] = None,
     seed: Annotated[int, typer.Option(help="Seed of training (evaluation seeds are apart).")] = 0,
     hyperparams: Hyperparams = None,
-    runs_dir: Annotated[Path, typer.Option(help="Where run folders are made.")] = Path("runs"),
+    runs_dir: Annotated[
+        Path, typer.Option(help="Where run folders SKILL-ALGO-DATE-TIME-sSEED are made.")
+    ] = Path("runs"),
+    out: Annotated[
+        Path | None, typer.Option(help="The run folder itself (instead of one in --runs-dir).")
+    ] = None,
     resume: Annotated[
         Path | None, typer.Option(help="Continue this run folder from its latest checkpoint.")
     ] = None,
@@ -75,7 +83,12 @@ def train_command(
             config = load_config(
                 skill, algo, hyperparams or [], total_timesteps=steps, seed=seed, n_envs=n_envs
             )
-    if resume is None:
+    if resume is None and out is not None:
+        if (out / "config.yaml").exists():
+            with errors(as_json):
+                raise FileExistsError(f"{out} already holds a run; continue it with --resume {out}")
+        run_dir = out
+    elif resume is None:
         from claw.learning.train import new_run_dir
 
         run_dir = new_run_dir(runs_dir, config)

@@ -25,7 +25,7 @@ PUSH_LEFT = "push the red block 10 cm to the left"
 
 def test_claw_train_register_json(tmp_path: Path) -> None:
     result = claw(
-        "train", "reach", *TINY_TRAIN, "--runs-dir", str(tmp_path), "--json",
+        "train", "reach", *TINY_TRAIN, "--out", str(tmp_path / "run"), "--json",
         "--register", "--eval-episodes", "2",
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
@@ -33,6 +33,7 @@ def test_claw_train_register_json(tmp_path: Path) -> None:
     assert summary["timesteps"] == 120 and summary["registered"].startswith("move_to@")
     assert summary["evaluation"]["episodes"] == 2
     run = Path(summary["run_dir"])
+    assert run == tmp_path / "run"
     assert (run / "policy" / "policy.json").is_file()
     assert json.loads((run / "meta.json").read_text())["command"].startswith("claw train reach")
 
@@ -51,6 +52,12 @@ def test_bad_training_input_is_one_line_and_exit_2(args: tuple[str, ...], messag
     result = claw(*args)
     assert result.returncode == 2
     assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_out_refuses_to_overwrite_a_run(tmp_path: Path) -> None:
+    (tmp_path / "config.yaml").write_text("skill: reach\n")
+    result = claw("train", "reach", "--out", str(tmp_path))
+    assert result.returncode == 2 and "--resume" in result.stderr
 
 
 @pytest.mark.parametrize("task", ["reach", "push"])
