@@ -1,9 +1,10 @@
 """``claw tune``: search a skill's hyperparameters with Optuna, pruning on evaluation success.
 
 Each trial is a short training run (``claw.learning.train.train``) with sampled overrides; after
-each periodic evaluation its success rate is reported to Optuna, and a trial the median pruner
-finds behind is stopped. The study lives in ``STUDY_DIR/study.db`` (SQLite, so a study can be
-continued); ``best.yaml`` holds the best trial's overrides for ``claw train --hyperparams``.
+each periodic evaluation its success rate (ties broken by mean reward, see :func:`score`) is
+reported to Optuna, and a trial the median pruner finds behind is stopped. The study lives in
+``STUDY_DIR/study.db`` (SQLite, so a study can be continued); ``best.yaml`` holds the best
+trial's overrides for ``claw train --hyperparams``.
 """
 
 from __future__ import annotations
@@ -37,6 +38,13 @@ def sample_overrides(trial: optuna.Trial, algo: str) -> dict[str, Any]:
     return overrides
 
 
+def score(evaluation: dict[str, float]) -> float:
+    """A trial's value: the evaluation's success rate, plus at most 0.01 from its mean reward per
+    step (rewards are at most 0 in the goal envs) so that trials tied on success still differ."""
+    per_step = evaluation["mean_reward"] / max(evaluation["mean_length"], 1.0)
+    return evaluation.get("success_rate", 0.0) + 0.01 * max(0.0, 1.0 + max(per_step, -1.0))
+
+
 @dataclass
 class TuneResult:
     study_dir: Path
@@ -60,6 +68,7 @@ def tune(
     study_dir = Path(study_dir)
     study_dir.mkdir(parents=True, exist_ok=True)
     base = load_config(skill, algo)
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
     study = optuna.create_study(
         study_name=f"{skill}-{base.algo}",
         storage=f"sqlite:///{study_dir / 'study.db'}",
@@ -84,15 +93,14 @@ def tune(
 
         def report(row: dict[str, float]) -> bool:
             evaluations.append(row)
-            trial.report(row.get("success_rate", 0.0), len(evaluations))
+            trial.report(score(row), len(evaluations))
             return not trial.should_prune()
 
         train(config, study_dir / f"trial-{trial.number:03d}", after_evaluation=report)
         if trial.should_prune():
             raise optuna.TrialPruned()
-        return evaluations[-1].get("success_rate", 0.0) if evaluations else 0.0
+        return score(evaluations[-1]) if evaluations else 0.0
 
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
     study.optimize(objective, n_trials=trials)
     rows = [
         {"number": t.number, "state": t.state.name, "value": t.value, "params": t.params}

@@ -110,7 +110,11 @@ def test_training_smoke_run_per_algorithm(algo: str, tmp_path: Path) -> None:
     run = result.run_dir
     for name in ("config.yaml", "meta.json", "model.zip", "vecnormalize.pkl"):
         assert (run / name).is_file(), name
-    assert any((run / "tb").rglob("events.out.tfevents.*"))
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    events = EventAccumulator(str(next((run / "tb").rglob("events.out.tfevents.*"))))
+    events.Reload()
+    assert "eval/success_rate" in events.Tags()["scalars"]
     meta = json.loads((run / "meta.json").read_text())
     assert meta["seed"] == 0 and "stable-baselines3" in meta["versions"]
     assert PolicyNetwork.load(result.policy_dir).config.algo == algo
@@ -241,6 +245,15 @@ def test_tune_runs_trials_and_saves_the_best(tmp_path: Path) -> None:
     assert (tmp_path / "study" / "best.yaml").is_file()
     assert (tmp_path / "study" / "study.db").is_file()
     assert "algo_kwargs.learning_rate" in result.best_overrides
+
+
+def test_tune_score_is_success_first_then_reward() -> None:
+    from claw.learning.tune import score
+
+    low = {"success_rate": 0.5, "mean_reward": -40.0, "mean_length": 50.0}
+    high = {"success_rate": 0.5, "mean_reward": -10.0, "mean_length": 50.0}
+    assert 0.5 < score(low) < score(high) < 0.51
+    assert score({"success_rate": 0.55, "mean_reward": -50.0, "mean_length": 50.0}) > score(high)
 
 
 def test_reach_task_observation_is_the_tool_state() -> None:
