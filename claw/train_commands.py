@@ -187,7 +187,7 @@ def tune_command(
         (f"trial {t['number']}", f"{t['state']:8} {t['value']}  {t['params']}")
         for t in result.trials
     ]
-    rows.append(("best success", result.best_value))
+    rows.append(("best score", f"{result.best_value:.5f} (success rate + reward tie-break)"))
     rows.append(("best overrides", result.best_overrides))
     rows.append(("saved", f"{result.study_dir / 'best.yaml'}, trials.json, study.db"))
     table(f"claw tune {skill}", rows)
