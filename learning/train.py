@@ -4,7 +4,8 @@ A run folder holds everything about one run::
 
     runs/push-tqc-20261129-231500-s0/
       config.yaml        the resolved TrainConfig
-      meta.json          seed, git commit, package versions, the command, wall time
+      meta.json          seed, git commit, package versions, the command (written at the start),
+                         then steps and wall time
       tb/                TensorBoard logs (train/*, eval/success_rate, eval/mean_reward, ...)
       eval/              evaluations.npz and evaluations.json (every evaluation)
       checkpoints/       model, replay buffer and VecNormalize statistics every checkpoint_freq
@@ -212,7 +213,16 @@ def train(
     # 1. Reproducibility: seeds, one torch thread per process (the envs take the other cores).
     torch.set_num_threads(config.torch_threads)
     set_random_seed(config.seed)
-    started, commit = time.perf_counter(), git_commit()
+    started = time.perf_counter()
+    meta = _read_json(run_dir / "meta.json")
+    meta.update(
+        seed=config.seed,
+        git_commit=git_commit(),
+        versions=package_versions(),
+        command=command or " ".join(sys.argv),
+        started=meta.get("started", datetime.now(timezone.utc).isoformat()),
+    )
+    atomic_write(run_dir / "meta.json", json.dumps(meta, indent=1).encode())
 
     # 2. Environments: training copies in parallel, one evaluation env on separate seeds.
     env = make_envs(config, config.n_envs, config.seed, training=True)
@@ -252,14 +262,18 @@ def train(
 
     # 5. Learn.
     remaining = config.total_timesteps - model.num_timesteps
-    if remaining > 0:
-        model.learn(
-            total_timesteps=remaining,
-            callback=[eval_callback, checkpoint_callback, *callbacks],
-            tb_log_name="run",
-            reset_num_timesteps=checkpoint is None,
-            progress_bar=progress_bar,
-        )
+    try:
+        if remaining > 0:
+            model.learn(
+                total_timesteps=remaining,
+                callback=[eval_callback, checkpoint_callback, *callbacks],
+                tb_log_name="run",
+                reset_num_timesteps=checkpoint is None,
+                progress_bar=progress_bar,
+            )
+    finally:
+        env.close()
+        eval_env.close()
     wall = time.perf_counter() - started
 
     # 6. Save: the SB3 model and statistics (for resuming), then the pickle-free export.
@@ -282,13 +296,7 @@ def train(
         run_dir / "eval" / "evaluations.json",
         json.dumps({"evaluations": evaluations}, indent=1).encode(),
     )
-    meta = _read_json(run_dir / "meta.json")
     meta.update(
-        seed=config.seed,
-        git_commit=commit,
-        versions=package_versions(),
-        command=command or " ".join(sys.argv),
-        started=meta.get("started", datetime.now(timezone.utc).isoformat()),
         timesteps=steps,
         wall_seconds=round(meta.get("wall_seconds", 0.0) + wall, 1),
         resumed=meta.get("resumed", 0) + (checkpoint is not None),
@@ -296,8 +304,6 @@ def train(
     atomic_write(run_dir / "meta.json", json.dumps(meta, indent=1).encode())
     training = {k: meta[k] for k in ("seed", "git_commit", "command", "timesteps", "wall_seconds")}
     export_policy(model, normalizer, config, run_dir / "policy", training=training)
-    env.close()
-    eval_env.close()
     return TrainResult(run_dir, config, steps, meta["wall_seconds"], evaluations)
 
 
