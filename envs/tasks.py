@@ -186,7 +186,8 @@ class PushTask(GoalTask):
         normal = np.array([-u[1], u[0]])
         relative = tcp[:2] - obj[:2]
         along, lateral = float(relative @ u), float(relative @ normal)
-        behind = obj[:2] - (half + PUSHER_REACH) * u
+        # Stand off by the block's largest half-extent (its corner), whatever its yaw.
+        behind = obj[:2] - (math.sqrt(2.0) * half + PUSHER_REACH) * u
         travel = obj[2] + half + TRAVEL_CLEARANCE
         if along < -half and abs(lateral) < 0.012 and tcp[2] < PUSH_HEIGHT + 0.015:
             step = min(MAX_TRANSLATION, distance + 0.005)
