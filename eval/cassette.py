@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from claw.envs.errors import ClawError
-from claw.library.storage import atomic_write
+from claw.library.files import atomic_write
 
 
 def key(model: str, messages: list[dict[str, str]]) -> str:

@@ -18,7 +18,7 @@ from torch import nn
 
 from claw.envs.goal import RESIDUAL_SCALE
 from claw.learning.config import TrainConfig
-from claw.library.storage import atomic_write, sha256_of
+from claw.library.files import atomic_write, sha256_of
 from claw.skills.policy import CONFIG_FILE, WEIGHTS_FILE, Layer, Normalization, PolicyConfig
 
 _ACTIVATION_NAMES = {nn.ReLU: "relu", nn.Tanh: "tanh"}

@@ -8,8 +8,10 @@ from typing import Any
 from claw.envs.errors import InvalidParamsError
 from claw.learning.evaluate import evaluate_policy
 from claw.learning.export import write_config
+from claw.library.builtins import implementation_ref
+from claw.library.files import git_commit
 from claw.library.manifest import Metrics, Provenance, SkillRecord
-from claw.library.storage import SkillLibrary, git_commit, implementation_ref
+from claw.library.storage import SkillLibrary
 from claw.skills.learned import LEARNED_SKILLS
 from claw.skills.policy import CONFIG_FILE, WEIGHTS_FILE, PolicyNetwork
 

@@ -44,7 +44,7 @@ import claw.envs  # noqa: F401  (registers the training envs)
 from claw.envs.errors import InvalidParamsError
 from claw.learning.config import OFF_POLICY, TrainConfig
 from claw.learning.export import export_policy, zero_output_layer
-from claw.library.storage import atomic_write, git_commit
+from claw.library.files import atomic_write, git_commit
 
 ALGORITHM_CLASSES: dict[str, type[BaseAlgorithm]] = {"tqc": TQC, "sac": SAC, "td3": TD3, "ppo": PPO}
 EVAL_SEED_OFFSET = 10_000  # evaluation episodes use seeds apart from training ones

@@ -19,7 +19,7 @@ import yaml
 
 from claw.learning.config import OFF_POLICY, load_config
 from claw.learning.train import train
-from claw.library.storage import atomic_write
+from claw.library.files import atomic_write
 
 
 def sample_overrides(trial: optuna.Trial, algo: str) -> dict[str, Any]:

@@ -10,9 +10,10 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel
 
+from claw.library.files import atomic_write
 from claw.library.index import SkillIndex
 from claw.library.manifest import Manifest, SkillRecord
-from claw.library.storage import SkillLibrary, atomic_write
+from claw.library.storage import SkillLibrary
 
 VERBS = (
     "pick",

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from claw.library.files import atomic_write
 from claw.library.manifest import SkillRecord
-from claw.library.storage import atomic_write
 
 if TYPE_CHECKING:
     import faiss

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from claw.library.builtins import implementation_ref
 from claw.library.manifest import Metrics
-from claw.library.storage import SkillLibrary, implementation_ref
+from claw.library.storage import SkillLibrary
 from claw.skills.base import skill_implementations
 from claw.skills.bench import SkillBench
 

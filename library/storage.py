@@ -15,12 +15,9 @@ from __future__ import annotations
 
 import fcntl
 import functools
-import hashlib
 import json
 import os
 import shutil
-import subprocess
-import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -29,6 +26,14 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from claw.envs.errors import ArtifactError, LibraryError, UnknownSkillError
+from claw.library.builtins import (
+    builtin_records,
+    bundled_artifacts,
+    changed,
+    implementation_ref,
+    record_of,
+)
+from claw.library.files import atomic_write, git_commit, sha256_of
 from claw.library.manifest import Artifact, Manifest, Metrics, Provenance, SkillRecord
 from claw.skills.base import Skill, skill_implementations, skill_names
 from claw.skills.learned import PolicySkill, use_policy_loader
@@ -46,81 +51,6 @@ ARTIFACTS = "artifacts"
 def default_root() -> Path:
     """``$CLAW_HOME/library``, or ``~/.claw/library``."""
     return Path(os.environ.get("CLAW_HOME", "~/.claw")).expanduser() / "library"
-
-
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def atomic_write(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` all at once: temporary file, fsync, rename, fsync dir."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    directory = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(directory)
-    finally:
-        os.close(directory)
-
-
-def implementation_ref(cls: type[Skill]) -> str:
-    """How the manifest names a skill class: ``module:QualName``."""
-    return f"{cls.__module__}:{cls.__qualname__}"
-
-
-def git_commit() -> str | None:
-    try:
-        out = subprocess.run(
-            ["git", "rev-parse", "HEAD"],
-            capture_output=True,
-            text=True,
-            timeout=2,
-            cwd=Path(__file__).parent,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return out.stdout.strip() or None if out.returncode == 0 else None
-
-
-def _bundled_artifacts(cls: type[Skill]) -> list[Path]:
-    """Files shipped with a skill class (a policy's weights and config), if it has any."""
-    bundled = getattr(cls, "bundled_artifacts", None)
-    return [p for p in bundled() if p.is_file()] if bundled is not None else []
-
-
-def _bundled_metrics(cls: type[Skill]) -> Metrics | None:
-    measured = getattr(cls, "bundled_metrics", None)
-    raw = measured() if measured is not None else None
-    return Metrics.model_validate(raw) if raw is not None else None
-
-
-def _record_of(cls: type[Skill], version: int, source: str) -> SkillRecord:
-    return SkillRecord(
-        name=cls.name,
-        version=version,
-        kind=cls.kind,
-        implementation=implementation_ref(cls),
-        description=cls.description,
-        examples=list(cls.examples),
-        params_schema=cls.Params.model_json_schema(),
-        provenance=Provenance(source=source, git_commit=git_commit()),  # type: ignore[arg-type]
-        tags=["builtin"] if source == "builtin" else [],
-        metrics=_bundled_metrics(cls),
-    )
 
 
 class SkillLibrary:
@@ -369,23 +299,24 @@ class SkillLibrary:
         """
         classes = [cls for name in skill_names() for cls in skill_implementations(name).values()]
         current = {
-            r.implementation: r for r in self.latest_by_implementation(_builtins(self.records()))
+            r.implementation: r
+            for r in self.latest_by_implementation(builtin_records(self.records()))
         }
-        stale = [cls for cls in classes if _changed(current.get(implementation_ref(cls)), cls)]
+        stale = [cls for cls in classes if changed(current.get(implementation_ref(cls)), cls)]
         if not stale:
             return []
         added = []
         with self._locked() as manifest:
-            builtins = _builtins(manifest.skills)
+            builtins = builtin_records(manifest.skills)
             latest = {r.implementation: r for r in self.latest_by_implementation(builtins)}
             for cls in stale:
-                if not _changed(latest.get(implementation_ref(cls)), cls):
+                if not changed(latest.get(implementation_ref(cls)), cls):
                     continue  # another process registered it meanwhile
                 version = 1 + max(
                     (r.version for r in manifest.skills if r.name == cls.name), default=0
                 )
-                record = _record_of(cls, version, "builtin")
-                record.artifacts = self._store_artifacts(cls.name, version, _bundled_artifacts(cls))
+                record = record_of(cls, version, "builtin")
+                record.artifacts = self._store_artifacts(cls.name, version, bundled_artifacts(cls))
                 manifest.skills.append(record)
                 added.append(record)
         return added
@@ -464,23 +395,6 @@ def _library_policy(cls: type[PolicySkill]) -> PolicyNetwork:
 
 
 use_policy_loader(_library_policy)  # policy skills run what the library holds
-
-
-def _builtins(records: Iterable[SkillRecord]) -> list[SkillRecord]:
-    return [r for r in records if r.provenance.source == "builtin"]
-
-
-def _changed(record: SkillRecord | None, cls: type[Skill]) -> bool:
-    if record is None:
-        return True
-    return (
-        record.description != cls.description
-        or record.examples != list(cls.examples)
-        or record.params_schema != cls.Params.model_json_schema()
-        or record.kind != cls.kind
-        or sorted(a.sha256 for a in record.artifacts)
-        != sorted(sha256_of(p) for p in _bundled_artifacts(cls))
-    )
 
 
 def dump_json(records: Iterable[SkillRecord]) -> str:

@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 
 from claw.envs.errors import ArtifactError, LibraryError, UnknownSkillError
+from claw.library.builtins import implementation_ref
 from claw.library.index import INDEX_FILE, META_FILE
 from claw.library.manifest import Metrics, Provenance
-from claw.library.storage import SkillLibrary, implementation_ref
+from claw.library.storage import SkillLibrary
 from claw.skills import skill_names
 from claw.skills.pick import Pick
 
