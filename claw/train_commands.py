@@ -6,11 +6,14 @@ import json
 import shlex
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from claw.output import errors, table
+
+if TYPE_CHECKING:
+    from claw.learning.config import TrainConfig
 
 Algo = Annotated[
     str | None,
@@ -24,12 +27,38 @@ Hyperparams = Annotated[
 ]
 
 
-def _check_algo(algo: str | None) -> None:
-    from claw.envs.errors import InvalidParamsError
-    from claw.learning.config import ALGORITHMS
+def _config_and_run_dir(
+    skill: str,
+    algo: str | None,
+    steps: int | None,
+    n_envs: int | None,
+    seed: int,
+    hyperparams: list[str],
+    runs_dir: Path,
+    out: Path | None,
+    resume: Path | None,
+) -> tuple[TrainConfig, Path]:
+    """The config to train with and its run folder: a resumed run's own, or a new one."""
+    import yaml
 
-    if algo is not None and algo not in ALGORITHMS:
-        raise InvalidParamsError(f"unknown algorithm {algo!r}; allowed: {', '.join(ALGORITHMS)}")
+    from claw.learning.config import TrainConfig, load_config, new_run_dir
+
+    if resume is None:
+        config = load_config(
+            skill, algo, hyperparams, total_timesteps=steps, seed=seed, n_envs=n_envs
+        )
+        if out is not None and (out / "config.yaml").exists():
+            raise FileExistsError(f"{out} already holds a run; continue it with --resume {out}")
+        return config, out or new_run_dir(runs_dir, config)
+    saved = resume / "config.yaml"
+    if not saved.is_file():
+        raise FileNotFoundError(f"{resume} is not a run folder (no config.yaml)")
+    config = TrainConfig.model_validate(yaml.safe_load(saved.read_text()))
+    if config.skill != skill:
+        raise ValueError(f"{resume} trains {config.skill}, not {skill}")
+    if steps is not None:
+        config = config.model_copy(update={"total_timesteps": steps})
+    return config, resume
 
 
 def train_command(
@@ -64,34 +93,9 @@ def train_command(
 ) -> None:
     """Train a learned claw: SB3 (+HER), parallel envs, evaluations, checkpoints, TensorBoard."""
     with errors(as_json):
-        import yaml
-
-        from claw.learning.config import TrainConfig, load_config
-
-        _check_algo(algo)
-        if resume is not None:
-            saved = resume / "config.yaml"
-            if not saved.is_file():
-                raise FileNotFoundError(f"{resume} is not a run folder (no config.yaml)")
-            config = TrainConfig.model_validate(yaml.safe_load(saved.read_text()))
-            if config.skill != skill:
-                raise ValueError(f"{resume} trains {config.skill}, not {skill}")
-            if steps is not None:
-                config = config.model_copy(update={"total_timesteps": steps})
-            run_dir = resume
-        else:
-            config = load_config(
-                skill, algo, hyperparams or [], total_timesteps=steps, seed=seed, n_envs=n_envs
-            )
-    if resume is None and out is not None:
-        if (out / "config.yaml").exists():
-            with errors(as_json):
-                raise FileExistsError(f"{out} already holds a run; continue it with --resume {out}")
-        run_dir = out
-    elif resume is None:
-        from claw.learning.train import new_run_dir
-
-        run_dir = new_run_dir(runs_dir, config)
+        config, run_dir = _config_and_run_dir(
+            skill, algo, steps, n_envs, seed, hyperparams or [], runs_dir, out, resume
+        )
     if not as_json:
         typer.echo(f"run folder: {run_dir}  (tensorboard --logdir {run_dir / 'tb'})", err=True)
     from claw.learning.train import train
@@ -156,7 +160,6 @@ def tune_command(
     with errors(as_json):
         from claw.learning.config import load_config
 
-        _check_algo(algo)
         chosen = load_config(skill, algo).algo
         from claw.learning.tune import tune
 

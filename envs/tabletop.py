@@ -323,12 +323,17 @@ class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
         for callback in self.step_callbacks:
             callback(self)
 
-    def _apply_ee(self, action: np.ndarray) -> None:
-        if self._tool is None:  # joint targets were set directly: steer on from them
+    def _steering(self) -> ToolTarget:
+        """The ee target; after joint targets were set directly, steering on from them."""
+        if self._tool is None:
             self._tool = ToolTarget(self.ik, self._q_target)
+        return self._tool
+
+    def _apply_ee(self, action: np.ndarray) -> None:
         measured = self.data.site_xpos[self.robot.tcp_site]
         yaw_delta = float(action[3]) * self.max_rotation
-        self._q_target = self._tool.step(measured, action[:3] * self.max_translation, yaw_delta)
+        tool = self._steering()
+        self._q_target = tool.step(measured, action[:3] * self.max_translation, yaw_delta)
         self.data.ctrl[self.robot.arm_actuators] = self._q_target
 
     def object_speeds(self) -> np.ndarray:
@@ -359,7 +364,7 @@ class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
         """Where the ee controller is steering: the IK target the next deltas move from."""
         if self.control != "ee":
             return {}
-        tool = self._tool if self._tool is not None else ToolTarget(self.ik, self._q_target)
+        tool = self._steering()
         return {"tcp_target": tool.position.copy(), "yaw_target": tool.yaw}
 
     # -- ground truth ---------------------------------------------------------------------------

@@ -181,7 +181,7 @@ class PushTask(GoalTask):
         to_goal = obs.desired_goal - obj[:2]
         distance = float(np.linalg.norm(to_goal))
         if distance < 0.005:
-            return np.clip(np.array([0.0, 0.0, 0.5]), -1.0, 1.0)
+            return np.array([0.0, 0.0, 0.5])
         u = to_goal / distance
         normal = np.array([-u[1], u[0]])
         relative = tcp[:2] - obj[:2]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -128,3 +129,14 @@ def load_config(
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise InvalidParamsError(f"training config for {skill}: {where}: {first['msg']}") from None
+
+
+def new_run_dir(root: str | Path, config: TrainConfig) -> Path:
+    """A fresh run folder under ``root``: ``SKILL-ALGO-YYYYmmdd-HHMMSS-sSEED``."""
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    base = Path(root) / f"{config.skill}-{config.algo}-{stamp}-s{config.seed}"
+    path, suffix = base, 1
+    while path.exists():
+        suffix += 1
+        path = base.with_name(f"{base.name}-{suffix}")
+    return path

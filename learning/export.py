@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from safetensors.numpy import save_file
+from safetensors.numpy import save
 from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.vec_env import VecNormalize
 from torch import nn
@@ -88,10 +88,7 @@ def export_policy(
             tensors[f"obs_rms.{key}.mean"] = np.asarray(stats.mean, dtype=np.float64)
             tensors[f"obs_rms.{key}.var"] = np.asarray(stats.var, dtype=np.float64)
     weights = folder / WEIGHTS_FILE
-    tmp = folder / f".{WEIGHTS_FILE}.tmp"
-    save_file(tensors, str(tmp))
-    atomic_write(weights, tmp.read_bytes())
-    tmp.unlink()
+    atomic_write(weights, save(tensors))
     residual = config.env_kwargs.get("residual", False)
     scale = float(config.env_kwargs.get("residual_scale", RESIDUAL_SCALE))
     policy_config = PolicyConfig(

@@ -16,15 +16,6 @@ from claw.skills.learned import LEARNED_SKILLS
 from claw.skills.policy import CONFIG_FILE, WEIGHTS_FILE, PolicyNetwork
 
 
-def measure(policy_dir: str | Path, episodes: int = 200) -> dict[str, Any]:
-    """Evaluate an exported policy and record the figures in its ``policy.json``."""
-    folder = Path(policy_dir)
-    network = PolicyNetwork.load(folder)
-    evaluation = evaluate_policy(network, episodes=episodes)
-    write_config(network.config.model_copy(update={"evaluation": evaluation}), folder)
-    return evaluation
-
-
 def register_policy(
     policy_dir: str | Path,
     episodes: int = 200,
@@ -41,8 +32,10 @@ def register_policy(
         ArtifactError: the exported files are missing or inconsistent.
     """
     folder = Path(policy_dir)
-    evaluation = measure(folder, episodes)
-    config = PolicyNetwork.load(folder).config
+    network = PolicyNetwork.load(folder)
+    evaluation = evaluate_policy(network, episodes=episodes)
+    config = network.config.model_copy(update={"evaluation": evaluation})
+    write_config(config, folder)  # the figures travel with the policy
     if config.task not in LEARNED_SKILLS:
         raise InvalidParamsError(
             f"no skill takes a {config.task!r} policy; allowed: {', '.join(LEARNED_SKILLS)}"

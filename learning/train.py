@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import platform
 import re
+import shutil
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -64,17 +65,6 @@ class TrainResult:
     @property
     def policy_dir(self) -> Path:
         return self.run_dir / "policy"
-
-
-def new_run_dir(root: str | Path, config: TrainConfig) -> Path:
-    """A fresh run folder under ``root``: ``SKILL-ALGO-YYYYmmdd-HHMMSS-sSEED``."""
-    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    path = Path(root) / f"{config.skill}-{config.algo}-{stamp}-s{config.seed}"
-    suffix = 1
-    while path.exists():
-        suffix += 1
-        path = Path(root) / f"{config.skill}-{config.algo}-{stamp}-s{config.seed}-{suffix}"
-    return path
 
 
 def package_versions() -> dict[str, str]:
@@ -276,19 +266,19 @@ def train(
         eval_env.close()
     wall = time.perf_counter() - started
 
-    # 6. Save: the SB3 model and statistics (for resuming), then the pickle-free export.
-    model.save(str(run_dir / "model.zip"))
+    # 6. Save: a last checkpoint (for --resume), copied to model.zip and vecnormalize.pkl, then
+    # the pickle-free export.
+    steps = int(model.num_timesteps)
+    saved = run_dir / "checkpoints"
+    model.save(str(saved / f"model_{steps}_steps.zip"))
+    shutil.copyfile(saved / f"model_{steps}_steps.zip", run_dir / "model.zip")
     normalizer = model.get_vec_normalize_env()
     if normalizer is not None:
-        normalizer.save(str(run_dir / "vecnormalize.pkl"))
-    steps = int(model.num_timesteps)
-    model.save(str(run_dir / "checkpoints" / f"model_{steps}_steps.zip"))
-    if normalizer is not None:
-        normalizer.save(str(run_dir / "checkpoints" / f"model_vecnormalize_{steps}_steps.pkl"))
+        stats = saved / f"model_vecnormalize_{steps}_steps.pkl"
+        normalizer.save(str(stats))
+        shutil.copyfile(stats, run_dir / "vecnormalize.pkl")
     if config.algo in OFF_POLICY:
-        model.save_replay_buffer(
-            str(run_dir / "checkpoints" / f"model_replay_buffer_{steps}_steps")
-        )
+        model.save_replay_buffer(str(saved / f"model_replay_buffer_{steps}_steps"))
     previous = _read_json(run_dir / "eval" / "evaluations.json").get("evaluations", [])
     kept = [e for e in previous if checkpoint is not None and e["timesteps"] <= checkpoint[1]]
     evaluations = kept + _evaluations(eval_callback)

@@ -91,8 +91,7 @@ def choose_implementation(
     rates = {i: (measured or {}).get((name, i)) for i in implementations}
     if len(rates) < 2 or any(rate is None for rate in rates.values()):
         return default
-    best = max(rates.values())
-    return default if rates[default] == best else max(rates, key=lambda i: rates[i] or 0.0)
+    return max(rates, key=lambda i: (rates[i], i == default))  # a tie goes to the default
 
 
 def bind(
