@@ -6,18 +6,23 @@ from typing import Annotated
 
 import typer
 
+from claw.options import JsonFlag, seed_callback
 from claw.output import errors, table
 
-bench_app = typer.Typer(help="Measure: the env's physics, the skills, the library.")
+bench_app = typer.Typer(
+    help="Measure: the env's physics, the skills, the library.", no_args_is_help=True
+)
 
 
 @bench_app.command("env")
 def bench_env_command(
     steps: Annotated[int, typer.Option(min=10, help="Env steps per timing run.")] = 2000,
     scene: Annotated[str, typer.Option(help="Built-in scene name or YAML file.")] = "default",
-    seed: Annotated[int, typer.Option(help="Seed of the scene and the random actions.")] = 0,
+    seed: Annotated[
+        int, typer.Option(callback=seed_callback, help="Seed of the scene and the random actions.")
+    ] = 0,
     repeats: Annotated[int, typer.Option(min=1, help="Timing runs; the best is kept.")] = 3,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    as_json: JsonFlag = False,
 ) -> None:
     """Raw mj_step rate vs the physics rate inside env.step, their ratio, real-time factors."""
     with errors(as_json):
@@ -33,14 +38,16 @@ def bench_env_command(
 @bench_app.command("skills")
 def bench_skills_command(
     episodes: Annotated[int, typer.Option(min=1, help="Seeded episodes (scenes alternate).")] = 20,
-    seed: Annotated[int, typer.Option(help="Seed of the first episode.")] = 0,
+    seed: Annotated[
+        int, typer.Option(callback=seed_callback, help="Seed of the first episode.")
+    ] = 0,
     record: Annotated[
         bool,
         typer.Option(
             "--record", help="Store the success rates in the skill library (the executor's choice)."
         ),
     ] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    as_json: JsonFlag = False,
 ) -> None:
     """Pick-and-place for every relation and pushes on seeded default and dense scenes."""
     from rich.console import Console
@@ -103,7 +110,7 @@ def bench_library_command(
     embedder: Annotated[
         str | None, typer.Option(help="minilm, hash or litellm:MODEL (default: CLAW_EMBEDDER).")
     ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    as_json: JsonFlag = False,
 ) -> None:
     """Index build time, query latency (embedding and search apart) and memory."""
     with errors(as_json):
@@ -142,7 +149,7 @@ def bench_policy_command(
     ],
     episodes: Annotated[int, typer.Option(min=1, help="Evaluation episodes.")] = 200,
     seed: Annotated[int | None, typer.Option(help="Seed of the first episode.")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    as_json: JsonFlag = False,
 ) -> None:
     """A learned claw's success in its training env on fresh seeds (and its controller alone)."""
     import json

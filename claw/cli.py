@@ -1,7 +1,7 @@
 """The ``claw`` command line (typer); heavy libraries are imported inside the commands using them.
 
 Exit codes: 0 success, 1 attempted and failed, 2 bad input (one line on stderr), 3 planner/LLM
-unavailable.
+unavailable or unusable, 130 interrupted.
 """
 
 from __future__ import annotations
@@ -10,8 +10,15 @@ import sys
 
 import typer
 
+try:  # typer vendors click from 0.2x on; its errors are those classes
+    from typer._click import exceptions as click_errors
+except ImportError:  # pragma: no cover - older typer
+    from click import exceptions as click_errors  # type: ignore[no-redef]
+
+from claw import __version__
 from claw.bench_commands import bench_app
-from claw.eval_commands import eval_command
+from claw.eval_commands import EVAL_COMMANDS, eval_app
+from claw.output import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, report_error
 from claw.run_command import run
 from claw.scene_commands import scene_app
 from claw.skills_commands import skills_app
@@ -25,19 +32,56 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(bench_app, name="bench")
+app.add_typer(eval_app, name="eval")
 app.add_typer(scene_app, name="scene")
 app.add_typer(skills_app, name="skills")
 app.command("run")(run)
-app.command("eval")(eval_command)
 app.command("train")(train_command)
 app.command("tune")(tune_command)
 
 COMMANDS = ("run", "eval", "bench", "scene", "skills", "train", "tune")
+HELP = ("--help", "-h")
 
 
-def main() -> None:
-    """Entry point of the ``claw`` console script: ``claw "INSTRUCTION"`` means ``claw run``."""
-    args = sys.argv[1:]
-    if args and not args[0].startswith("-") and args[0] not in COMMANDS:
-        sys.argv.insert(1, "run")
-    app()
+def expand_args(args: list[str]) -> list[str]:
+    """``claw [OPTIONS] "INSTRUCTION"`` means ``claw run``; ``claw eval SUITE`` means
+    ``claw eval run SUITE``."""
+    if args and args[0] not in COMMANDS and args[0] not in HELP:
+        return ["run", *args]
+    if len(args) > 1 and args[0] == "eval" and args[1] not in EVAL_COMMANDS + HELP:
+        return ["eval", "run", *args[1:]]
+    return args
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of the ``claw`` console script."""
+    args = expand_args(list(sys.argv[1:] if argv is None else argv))
+    if args in (["--version"], ["run", "--version"]):
+        print(f"claw {__version__}")
+        raise SystemExit(EXIT_OK)
+    try:
+        code = app(args=args, prog_name="claw", standalone_mode=False)
+    except click_errors.NoArgsIsHelpError as exc:  # `claw eval` alone: its help
+        assert exc.ctx is not None
+        print(exc.ctx.get_help())
+        code = EXIT_OK
+    except click_errors.UsageError as exc:  # bad options or arguments: one line, like every error
+        command = " ".join(exc.ctx.command_path.split()[1:]) if exc.ctx else ""
+        where = f" (see claw {command} --help)".replace("  ", " ")
+        # Under --json a flag asks for JSON (``claw eval --json FILE`` names a file instead).
+        report_error("invalid_input", exc.format_message() + where, as_json=_json_flag(args))
+        code = EXIT_BAD_INPUT
+    except click_errors.ClickException as exc:  # e.g. an unreadable file argument
+        report_error("invalid_input", exc.format_message(), as_json=_json_flag(args))
+        code = EXIT_BAD_INPUT
+    except (click_errors.Abort, typer.Abort):
+        print("error: interrupted", file=sys.stderr)
+        code = EXIT_INTERRUPTED
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        code = EXIT_INTERRUPTED
+    raise SystemExit(code if isinstance(code, int) else EXIT_OK)
+
+
+def _json_flag(args: list[str]) -> bool:
+    return "--json" in args and args[:1] != ["eval"]

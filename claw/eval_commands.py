@@ -1,7 +1,5 @@
-"""``claw eval SUITE.yaml``: run a suite on physics with a planner, judge it, report metrics.
-
-``claw eval compare A.json B.json`` compares two results written by ``--json`` instead.
-"""
+"""``claw eval [run] SUITE``: run a suite on physics with a planner, judge it, report metrics;
+``claw eval compare A.json B.json``: compare two results written by ``--json``."""
 
 from __future__ import annotations
 
@@ -11,15 +9,17 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from claw.output import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, Prefer, errors
+from claw.options import Planner, PreferOption
+from claw.output import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, error_of, errors, fail, markup
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from claw.eval.compare import Comparison
+    from claw.eval.runner import SuiteResult
+    from claw.eval.suite import Suite
 
-PLANNERS = "offline, mock:oracle, mock:noisy:P, mock:faulty:P, replay:FILE, or a litellm model"
-COMPARE = "compare"
+EVAL_COMMANDS = ("run", "compare")
 TAG_DELTAS = {
     "success_rate": "success",
     "goal_recall": "recall",
@@ -27,32 +27,26 @@ TAG_DELTAS = {
     "replans": "replans",
 }
 
+eval_app = typer.Typer(
+    help="Offline evaluation: claw eval SUITE runs a suite (claw eval run SUITE); "
+    "claw eval compare A.json B.json compares two results.",
+    no_args_is_help=True,
+)
 
-def eval_command(
+
+@eval_app.command("run")
+def eval_run(
     suite: Annotated[
-        str,
-        typer.Argument(
-            metavar="SUITE",
-            help="A suite YAML file, or a built-in name (basic). Or the word compare, followed "
-            "by two JSON results (A, the baseline, and B) to compare.",
-        ),
+        str, typer.Argument(metavar="SUITE", help="A suite YAML file, or a built-in name (basic).")
     ],
-    reports: Annotated[
-        list[Path] | None,
-        typer.Argument(
-            metavar="A.json B.json",
-            help="With compare: two files written by --json (or --report folders).",
-            show_default=False,
-        ),
-    ] = None,
-    planner: Annotated[str, typer.Option(help=f"The planner: {PLANNERS}.")] = "offline",
+    planner: Planner = None,
     workers: Annotated[int, typer.Option(min=1, help="Processes running cases.")] = 1,
     json_file: Annotated[
         Path | None,
         typer.Option(
             "--json",
-            help="Write the full results (per case, overall, per tag) to this JSON file; with "
-            "compare, the comparison.",
+            metavar="FILE",
+            help="Write the full results (per case, overall, per tag) to this JSON file.",
         ),
     ] = None,
     record: Annotated[
@@ -63,10 +57,7 @@ def eval_command(
             help="Save every LLM answer to this cassette; replay it with --planner replay:FILE.",
         ),
     ] = None,
-    prefer: Annotated[
-        Prefer | None,
-        typer.Option(help="Run the learned policy or the controller where a skill has both."),
-    ] = None,
+    prefer: PreferOption = None,
     report: Annotated[
         Path | None,
         typer.Option(
@@ -79,31 +70,58 @@ def eval_command(
 ) -> None:
     """Run every case of a suite and judge it by its ground truth (goal or expected error).
 
-    claw eval compare A.json B.json: the metric changes from A to B and the cases that changed.
+    Exit 0 when every case succeeds, 1 when some fail, 2 for a bad suite, planner or output.
     """
-    if suite == COMPARE:
-        if report or record or prefer or planner != "offline" or workers != 1:
-            _bad_input("compare takes two JSON results and only the --json option")
-        if not reports or len(reports) != 2:
-            _bad_input(f"compare takes two JSON results, got {len(reports or [])}")
-        _compare(reports[0], reports[1], json_file)  # type: ignore[index]
-        return
-    if reports:
-        extra = " ".join(str(r) for r in reports)
-        _bad_input(
-            f"unexpected argument(s) after the suite: {extra} "
-            f"(to compare results: claw eval compare A.json B.json)"
-        )
-    _run(suite, planner, workers, json_file, report, record, prefer.value if prefer else None)
+    from claw.envs.outputs import check_output_dir, check_output_file
+    from claw.eval.planners import parse_planner
+    from claw.eval.suite import load_suite
+
+    name = planner or "offline"
+    with errors():
+        loaded = load_suite(suite)
+        parse_planner(name)
+        if json_file is not None:
+            check_output_file(json_file, what="--json file")
+        if record is not None:
+            check_output_file(record, what="--record file")
+        if report is not None:
+            check_output_dir(report, what="--report folder")
+    _run(loaded, name, workers, json_file, report, record, prefer.value if prefer else None)
 
 
-def _bad_input(message: str) -> None:
-    print(f"error: invalid_input: {message}", file=sys.stderr)
-    raise typer.Exit(EXIT_BAD_INPUT)
+@eval_app.command("compare")
+def eval_compare(
+    a: Annotated[Path, typer.Argument(metavar="A.json", help="The baseline: --json results.")],
+    b: Annotated[Path, typer.Argument(metavar="B.json", help="The results compared with A.")],
+    json_file: Annotated[
+        Path | None,
+        typer.Option("--json", metavar="FILE", help="Also write the comparison to this file."),
+    ] = None,
+) -> None:
+    """The metric changes from A to B (files written by --json, or --report folders) and the
+    cases whose success changed."""
+    from rich.console import Console
+
+    from claw.envs.outputs import check_output_file
+    from claw.eval.compare import compare_files
+
+    with errors():
+        if json_file is not None:
+            check_output_file(json_file, what="--json file")
+        comparison = compare_files(a, b)
+        if json_file is not None:
+            _write_json(json_file, comparison.model_dump_json(indent=1))
+    show_comparison(comparison, Console())
+
+
+def _write_json(path: Path, text: str) -> None:
+    from claw.library.files import atomic_write
+
+    atomic_write(path, text.encode())
 
 
 def _run(
-    suite: str,
+    suite: Suite,
     planner: str,
     workers: int,
     json_file: Path | None,
@@ -111,38 +129,65 @@ def _run(
     record: Path | None = None,
     prefer: str | None = None,
 ) -> None:
+    import time
+
     from rich.console import Console
     from rich.progress import Progress
+
+    from claw.envs.errors import ClawError
+    from claw.eval.runner import CaseResult, run_suite, suite_result
+
+    console = Console()
+    done: list[CaseResult] = []
+
+    def advance(case: CaseResult) -> None:
+        done.append(case)
+        bar.advance(task)
+
+    tic = time.perf_counter()
+    with Progress(console=console, transient=True) as bar:
+        task = bar.add_task(f"{suite.name} with {planner}", total=len(suite.cases))
+        try:
+            result = run_suite(
+                suite, planner, workers, progress=advance, record=record, prefer=prefer
+            )
+        except KeyboardInterrupt:
+            result = suite_result(
+                suite, planner, prefer, done, time.perf_counter() - tic, interrupted=True
+            )
+        except ClawError as exc:  # e.g. an unreadable library met while running
+            fail(*error_of(exc))
+    if json_file is not None:  # first: finished results are never lost to a later problem
+        with errors():
+            _write_json(json_file, result.model_dump_json(indent=1))
+    _show_result(result, console)
+    if result.interrupted:
+        saved = f"; {len(done)} finished cases in {json_file}" if json_file else ""
+        print(f"error: interrupted after {len(done)} of {len(suite.cases)} cases{saved}",
+              file=sys.stderr)  # fmt: skip
+        raise typer.Exit(EXIT_INTERRUPTED)
+    if report is not None:
+        from claw.eval.report import write_report
+
+        failed = sum(not case.success for case in result.cases)
+        with Progress(console=console, transient=True) as bar, errors():
+            task = bar.add_task(f"recording {failed} failed cases", total=failed)
+            written = write_report(result, report, suite, progress=lambda c: bar.advance(task))
+        console.print(f"report: {markup(written.markdown)}, {markup(written.html)}")
+    raise typer.Exit(EXIT_OK if result.overall["success_rate"] == 1.0 else EXIT_FAILED)
+
+
+def _show_result(result: SuiteResult, console: Console) -> None:
     from rich.table import Table
 
-    from claw.eval.runner import run_suite
-    from claw.eval.suite import load_suite
-
-    with errors():
-        loaded = load_suite(suite)
-    console = Console()
-    with Progress(console=console, transient=True) as bar:
-        task = bar.add_task(f"{loaded.name} with {planner}", total=len(loaded.cases))
-        result = run_suite(
-            loaded,
-            planner,
-            workers,
-            progress=lambda case: bar.advance(task),
-            record=record,
-            prefer=prefer,
-        )
-    if json_file is not None:
-        json_file.parent.mkdir(parents=True, exist_ok=True)
-        json_file.write_text(result.model_dump_json(indent=1))
-    table = Table(
-        title=f"{loaded.name}: {planner}, {len(result.cases)} cases", title_justify="left"
-    )
+    title = f"{result.suite}: {result.planner}, {len(result.cases)} cases"
+    table = Table(title=markup(title), title_justify="left")
     for column in ("tag", "cases", "success", "goal recall", "executable", "replans"):
         table.add_column(column, justify="left" if column == "tag" else "right")
     rows = [("all", result.overall), *result.per_tag.items()]
     for tag, metrics in rows:
         table.add_row(
-            tag,
+            markup(tag),
             f"{metrics['cases']:.0f}",
             f"{100 * metrics['success_rate']:.1f} %",
             f"{metrics['goal_recall']:.3f}",
@@ -152,37 +197,14 @@ def _run(
     console.print(table)
     for case in result.cases:
         if not case.success:
-            console.print(f"[red]failed[/red] {case.id}: {case.reason}")
+            console.print(f"[red]failed[/red] {markup(case.id)}: {markup(case.reason)}")
     recovered = int(result.overall["recovered_by_replanning"])
     console.print(f"{recovered} successes recovered by replanning; {result.wall_seconds} s wall")
-    if report is not None:
-        from claw.eval.report import write_report
-
-        failed = sum(not case.success for case in result.cases)
-        with Progress(console=console, transient=True) as bar:
-            task = bar.add_task(f"recording {failed} failed cases", total=failed)
-            written = write_report(result, report, loaded, progress=lambda c: bar.advance(task))
-        console.print(f"report: {written.markdown}, {written.html}")
-    raise typer.Exit(EXIT_OK if result.overall["success_rate"] == 1.0 else EXIT_FAILED)
-
-
-def _compare(a: Path, b: Path, json_file: Path | None) -> None:
-    from rich.console import Console
-
-    from claw.eval.compare import compare_files
-
-    with errors():
-        comparison = compare_files(a, b)
-    if json_file is not None:
-        json_file.parent.mkdir(parents=True, exist_ok=True)
-        json_file.write_text(comparison.model_dump_json(indent=1))
-    show_comparison(comparison, Console())
 
 
 def show_comparison(comparison: Comparison, console: Console) -> None:
     """Tables of the metric deltas and the list of cases that changed."""
     from rich import box
-    from rich.markup import escape
     from rich.table import Table
 
     from claw.eval.compare import Delta, format_delta
@@ -191,7 +213,7 @@ def show_comparison(comparison: Comparison, console: Console) -> None:
     a, b = comparison.a, comparison.b
     for side, info in (("A", a), ("B", b)):
         console.print(
-            escape(f"{side}: {info.path} ({info.suite}, {info.planner}, {info.cases} cases)")
+            markup(f"{side}: {info.path} ({info.suite}, {info.planner}, {info.cases} cases)")
         )
     overall = Table(title="overall (Δ = B − A)", title_justify="left")
     for column in ("metric", "A", "B", "Δ"):
@@ -217,7 +239,7 @@ def show_comparison(comparison: Comparison, console: Console) -> None:
         for tag, deltas in comparison.per_tag.items():
             cases, success = deltas.get("cases", missing), deltas.get("success_rate", missing)
             tags.add_row(
-                escape(tag),
+                markup(tag),
                 f"{format_metric('cases', cases.a)} → {format_metric('cases', cases.b)}",
                 f"{format_metric('success_rate', success.a)} → "
                 f"{format_metric('success_rate', success.b)}",
@@ -232,13 +254,13 @@ def show_comparison(comparison: Comparison, console: Console) -> None:
     for change in comparison.changed:
         if change.change == "fixed":
             console.print(
-                f"[green]fixed[/green]  {escape(change.id)} (A: {escape(change.reason_a)})"
+                f"[green]fixed[/green]  {markup(change.id)} (A: {markup(change.reason_a)})"
             )
         else:
-            console.print(f"[red]broken[/red] {escape(change.id)}: {escape(change.reason_b)}")
+            console.print(f"[red]broken[/red] {markup(change.id)}: {markup(change.reason_b)}")
     for label, ids in (("only in A", comparison.only_in_a), ("only in B", comparison.only_in_b)):
         if ids:
-            console.print(escape(f"{label}: {', '.join(ids)}"))
+            console.print(markup(f"{label}: {', '.join(ids)}"))
 
 
 def _colored(key: str, delta: float | None, text: str) -> str:

@@ -1,17 +1,30 @@
-"""What the CLI's commands share: exit codes, one-line errors, tables."""
+"""What the CLI's commands share: exit codes, the one way errors are reported, safe text, tables.
+
+Every command reports an error through :func:`report_error` (or the :func:`errors` context that
+calls it): one line ``error: KIND: MESSAGE`` on stderr, or, under ``--json``, one JSON object
+``{"error": {"kind", "message"}}`` on stdout — never both.
+"""
 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from enum import Enum
-from typing import Any
+from typing import Any, NoReturn
 
 import typer
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_UNAVAILABLE = 0, 1, 2, 3
+EXIT_INTERRUPTED = 130
+
+UNAVAILABLE_KINDS = frozenset({"planner_unavailable", "invalid_plan"})
+"""Error kinds that are the planner's failure, not the user's input (exit 3)."""
+
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b.")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 class Prefer(str, Enum):
@@ -21,30 +34,78 @@ class Prefer(str, Enum):
     controller = "controller"
 
 
+def exit_code(kind: str) -> int:
+    """The exit code of an error kind: 3 for the planner's failures, 2 for bad input."""
+    return EXIT_UNAVAILABLE if kind in UNAVAILABLE_KINDS else EXIT_BAD_INPUT
+
+
+def one_line(text: object, limit: int = 1000) -> str:
+    """``text`` made safe for a terminal line: escape sequences and control characters dropped,
+    line breaks folded into spaces, cut at ``limit`` characters."""
+    clean = _ANSI.sub("", str(text))
+    clean = _CONTROL.sub(" ", clean.replace("\r\n", " ").replace("\n", " "))
+    clean = re.sub(r" {2,}", " ", clean).strip()
+    return clean if len(clean) <= limit else clean[: limit - 1] + "…"
+
+
+def markup(text: object) -> str:
+    """``text`` as one safe line for a rich console: no markup is read from it."""
+    from rich.markup import escape
+
+    return escape(one_line(text))
+
+
+def error_payload(kind: str, message: str) -> dict[str, str]:
+    return {"kind": one_line(kind, 80), "message": one_line(message) or kind}
+
+
+def report_error(kind: str, message: str, as_json: bool = False) -> None:
+    """Print an error once: a JSON object on stdout under ``--json``, else one stderr line."""
+    payload = error_payload(kind, message)
+    if as_json:
+        print(json.dumps({"error": payload}))
+    else:
+        print(f"error: {payload['kind']}: {payload['message']}", file=sys.stderr)
+
+
+def fail(kind: str, message: str, as_json: bool = False) -> NoReturn:
+    """Report an error and exit with its code."""
+    report_error(kind, message, as_json)
+    raise typer.Exit(exit_code(kind))
+
+
+def error_of(exc: BaseException) -> tuple[str, str]:
+    """(kind, message) of an expected exception: claw's own, bad values, files."""
+    kind = getattr(exc, "kind", None)
+    if kind is None:
+        kind = "invalid_output" if isinstance(exc, PermissionError) else "invalid_input"
+    if isinstance(exc, OSError) and exc.strerror and not getattr(exc, "kind", None):
+        where = f" {str(exc.filename)!r}" if exc.filename else ""
+        return kind, f"{exc.strerror}:{where}"
+    text = str(exc)
+    return kind, (text.splitlines()[0] if text.strip() else type(exc).__name__)
+
+
 @contextmanager
 def errors(as_json: bool = False) -> Iterator[None]:
-    """Turn claw's expected errors into one line on stderr (or a JSON error) and exit code 2."""
+    """Turn claw's expected errors (and bad values, unreadable or unwritable files) into one
+    reported error and its exit code."""
     from claw.envs.errors import ClawError
 
     try:
         yield
-    except (ClawError, ValueError, FileNotFoundError, FileExistsError) as exc:
-        kind = getattr(exc, "kind", "invalid_input")
-        message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        if as_json:
-            print(json.dumps({"error": {"kind": kind, "message": message}}))
-        else:
-            print(f"error: {kind}: {message}", file=sys.stderr)
-        raise typer.Exit(EXIT_BAD_INPUT) from None
+    except (ClawError, ValueError, OSError) as exc:
+        fail(*error_of(exc), as_json=as_json)
 
 
 def table(title: str, rows: list[tuple[str, Any]]) -> None:
+    """A two-column table of names and values on stdout."""
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=title, show_header=False, title_justify="left")
+    table = Table(title=markup(title), show_header=False, title_justify="left")
     table.add_column(style="bold")
     table.add_column()
     for key, value in rows:
-        table.add_row(key, str(value))
+        table.add_row(markup(key), markup(value))
     Console().print(table)

@@ -8,14 +8,21 @@ from typing import Annotated, Any
 
 import typer
 
-from claw.output import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, EXIT_UNAVAILABLE, Prefer
-
-BAD_INPUT_KINDS = {"unknown_object", "unparseable", "unsupported", "invalid_scene", "invalid_input"}
+from claw.options import (
+    DEFAULT_TIMEOUT,
+    JsonFlag,
+    MaxSteps,
+    Planner,
+    PreferOption,
+    Seed,
+    Timeout,
+)
+from claw.output import EXIT_FAILED, EXIT_OK, error_of, error_payload, exit_code, markup
 
 
 def _exit_code(result: Any) -> int:
     if result.error is not None:
-        return EXIT_UNAVAILABLE if result.error["kind"] == "planner_unavailable" else EXIT_BAD_INPUT
+        return exit_code(result.error["kind"])
     return EXIT_OK if result.success else EXIT_FAILED
 
 
@@ -30,24 +37,24 @@ class LiveView:
     def __call__(self, kind: str, payload: Any) -> None:
         if kind in ("plan", "replan"):
             title = "plan" if kind == "plan" else "new plan after the failure"
-            self.console.print(f"[bold]{title}[/bold]: goal {', '.join(payload.goal) or '(none)'}")
+            goal = markup(", ".join(payload.goal) or "(none)")
+            self.console.print(f"[bold]{title}[/bold]: goal {goal}")
             for i, call in enumerate(payload.steps, 1):
-                self.console.print(f"  {i}. {call}")
+                self.console.print(f"  {i}. {markup(call)}")
         elif kind == "step":
             mark = "[green]✓[/green]" if payload.success else "[red]✗[/red]"
             args = ", ".join(f"{k}={v!r}" for k, v in payload.args.items())
-            line = f"{mark} {payload.skill}({args})  {payload.sim_seconds:.1f} s"
-            self.console.print(line + ("" if payload.success else f"  [red]{payload.reason}[/red]"))
+            line = f"{mark} {markup(f'{payload.skill}({args})')}  {payload.sim_seconds:.1f} s"
+            reason = "" if payload.success else f"  [red]{markup(payload.reason)}[/red]"
+            self.console.print(line + reason)
         elif kind == "goal":
             for item in payload.results:
                 mark = "[green]✓[/green]" if item.holds else "[red]✗[/red]"
-                self.console.print(f"  {mark} {item.predicate}: {item.reason}")
+                self.console.print(f"  {mark} {markup(f'{item.predicate}: {item.reason}')}")
 
     def result(self, result: Any) -> None:
+        """The verdict on stdout; an error is not repeated here (it goes to stderr once)."""
         if result.error is not None:
-            self.console.print(
-                f"[red]error[/red] {result.error['kind']}: {result.error['message']}"
-            )
             return
         verdict = (
             "[bold green]success[/bold green]" if result.success else "[bold red]failed[/bold red]"
@@ -63,46 +70,47 @@ def run(
         str, typer.Argument(help="What to do, e.g. 'put the red block in the blue box'.")
     ],
     scene: Annotated[str, typer.Option(help="Built-in scene name or YAML file.")] = "default",
-    seed: Annotated[int, typer.Option(help="Seed of the scene's sampled poses.")] = 0,
-    planner: Annotated[
-        str | None, typer.Option(help="'offline' (default) or a litellm model ($CLAW_MODEL).")
-    ] = None,
+    seed: Seed = 0,
+    planner: Planner = None,
     fallback: Annotated[
         str | None, typer.Option(help="'offline': plan offline if the model is unavailable.")
     ] = None,
     api_base: Annotated[
         str | None, typer.Option(help="An OpenAI-compatible endpoint ($CLAW_API_BASE).")
     ] = None,
-    timeout: Annotated[float, typer.Option(min=0.1, help="Seconds per LLM call.")] = 30.0,
+    timeout: Timeout = DEFAULT_TIMEOUT,
     max_replans: Annotated[int, typer.Option(min=0, help="Replans allowed after failures.")] = 3,
+    max_steps: MaxSteps = None,
     video: Annotated[
         Path | None, typer.Option(help="Record the run to FILE.mp4 or FILE.gif.")
     ] = None,
     viewer: Annotated[bool, typer.Option("--viewer", help="Watch in MuJoCo's viewer.")] = False,
-    prefer: Annotated[
-        Prefer | None,
-        typer.Option(
-            help="Where a skill has both, run the learned policy or the controller "
-            "(default: the one with the best measured success)."
-        ),
-    ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    prefer: PreferOption = None,
+    as_json: JsonFlag = False,
 ) -> None:
     """Run an instruction on the tabletop: plan, execute on physics, check, replan."""
+    from claw.envs.errors import ClawError
     from claw.planner.loop import RunResult
 
     result = RunResult(instruction=instruction, success=False)
     view = None if as_json else LiveView()
     chosen = None
     try:
-        from claw.planner.llm import make_planner
+        from claw.envs.video import check_video_path
+        from claw.eval.planners import make_planner
 
-        chosen = make_planner(planner, fallback, api_base, timeout)
+        if video is not None:
+            check_video_path(video)
+        chosen = make_planner(planner, fallback=fallback, api_base=api_base, timeout=timeout)
         choice = prefer.value if prefer is not None else None
-        result = _run(instruction, scene, seed, chosen, max_replans, video, viewer, choice, view)
-    except (ValueError, RuntimeError) as exc:  # invalid scene, video path, no display
-        kind = getattr(exc, "kind", "invalid_input")
-        result.error = {"kind": kind, "message": str(exc).splitlines()[0]}
+        result = _run(
+            instruction, scene, seed, chosen, max_replans, max_steps, video, viewer, choice, view
+        )
+    except (ClawError, ValueError, OSError, RuntimeError) as exc:  # scene, video, no display
+        kind, message = error_of(exc)
+        result.error = error_payload(kind, message)
+    if result.error is not None:
+        result.error = error_payload(result.error["kind"], result.error["message"])
     if as_json:
         print(result.model_dump_json())
     else:
@@ -126,17 +134,16 @@ def _run(
     seed: int,
     planner: Any,
     max_replans: int,
+    max_steps: int | None,
     video: Path | None,
     viewer: bool,
     prefer: str | None,
     view: LiveView | None,
 ) -> Any:
     from claw.envs.tabletop import TabletopEnv
-    from claw.envs.video import RecordEpisode, check_video_path
+    from claw.envs.video import RecordEpisode
     from claw.planner.loop import run_instruction
 
-    if video is not None:
-        check_video_path(video)
     render_mode = "human" if viewer else ("rgb_array" if video is not None else None)
     env = TabletopEnv(scene=scene, render_mode=render_mode)
     recorder = RecordEpisode(env, video) if video is not None else None
@@ -148,12 +155,13 @@ def _run(
             planner,
             max_replans=max_replans,
             prefer=prefer,
+            **({} if max_steps is None else {"max_steps": max_steps}),
             on_event=view,
         )
         if recorder is not None and result.error is None:
             recorder.save()
             if view is not None:
-                view.console.print(f"video: {video}")
+                view.console.print(f"video: {markup(video)}")
         return result
     finally:
         (recorder or env).close()

@@ -8,9 +8,12 @@ from typing import Annotated, Any
 
 import typer
 
+from claw.options import JsonFlag, seed_callback
 from claw.output import errors
 
-scene_app = typer.Typer(help="Inspect scenes: the built-in ones or your YAML files.")
+scene_app = typer.Typer(
+    help="Inspect scenes: the built-in ones or your YAML files.", no_args_is_help=True
+)
 
 
 @scene_app.command("list")
@@ -26,19 +29,24 @@ def scene_list() -> None:
 @scene_app.command("show")
 def scene_show(
     scene: Annotated[str, typer.Argument(help="Built-in scene name or YAML file.")] = "default",
-    seed: Annotated[int, typer.Option(help="Seed of the sampled poses.")] = 0,
+    seed: Annotated[
+        int, typer.Option(callback=seed_callback, help="Seed of the sampled poses.")
+    ] = 0,
     image: Annotated[
         Path | None, typer.Option(help="Also render the scene to this PNG file.")
     ] = None,
     camera: Annotated[str, typer.Option(help="operator, front, top or side.")] = "operator",
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    as_json: JsonFlag = False,
 ) -> None:
     """Validate a scene and print its objects at their starting poses for a seed."""
     import math
 
     with errors(as_json):
+        from claw.envs.outputs import check_output_file
         from claw.envs.scene import SceneSpec
 
+        if image is not None:
+            check_output_file(image, (".png",), what="image file")
         spec = SceneSpec.load(scene)
         placed = spec.sample(seed)
         if image is not None:
@@ -76,12 +84,9 @@ def _render_scene(spec: Any, seed: int, path: Path, camera: str) -> None:
 
     from claw.envs.tabletop import TabletopEnv
 
-    if path.suffix.lower() != ".png":
-        raise ValueError(f"image file {str(path)!r} must end in .png")
     env = TabletopEnv(scene=spec, render_mode="rgb_array", camera=camera)
     try:
         env.reset(seed=seed)
-        path.parent.mkdir(parents=True, exist_ok=True)
         iio.imwrite(path, env.render())
     finally:
         env.close()

@@ -7,14 +7,15 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from claw.options import JsonFlag
 from claw.output import errors
 
 if TYPE_CHECKING:
     from claw.library.storage import SkillLibrary
 
-skills_app = typer.Typer(help="The skill library: list, show and search skills.")
-
-JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON.")]
+skills_app = typer.Typer(
+    help="The skill library: list, show and search skills.", no_args_is_help=True
+)
 
 
 def _library() -> SkillLibrary:
@@ -33,7 +34,7 @@ def skills_list(
     all_versions: Annotated[
         bool, typer.Option("--all", help="Every version, not only the latest.")
     ] = False,
-    as_json: JsonOption = False,
+    as_json: JsonFlag = False,
 ) -> None:
     """The skills in the library: the latest version of each implementation."""
     with errors(as_json):
@@ -58,7 +59,7 @@ def skills_list(
 def skills_show(
     name: Annotated[str, typer.Argument(help="The skill's name.")],
     version: Annotated[int | None, typer.Option(help="A version (default: the latest).")] = None,
-    as_json: JsonOption = False,
+    as_json: JsonFlag = False,
 ) -> None:
     """Everything the library records about a skill version."""
     with errors(as_json):
@@ -92,7 +93,7 @@ def skills_search(
     k: Annotated[int, typer.Option("-k", min=1, help="How many skills.")] = 5,
     kind: Annotated[str | None, typer.Option(help="Only 'controller' or 'policy' skills.")] = None,
     tag: Annotated[list[str] | None, typer.Option(help="Only skills with this tag.")] = None,
-    as_json: JsonOption = False,
+    as_json: JsonFlag = False,
 ) -> None:
     """The skills whose descriptions and examples are closest to a request."""
     with errors(as_json):

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from claw.options import JsonFlag, seed_callback
 from claw.output import errors, table
 
 if TYPE_CHECKING:
@@ -71,7 +72,10 @@ def train_command(
         ),
     ] = None,
     n_envs: Annotated[int | None, typer.Option(min=1, help="Envs in parallel.")] = None,
-    seed: Annotated[int, typer.Option(help="Seed of training (evaluation seeds are apart).")] = 0,
+    seed: Annotated[
+        int,
+        typer.Option(callback=seed_callback, help="Seed of training (evaluation seeds are apart)."),
+    ] = 0,
     hyperparams: Hyperparams = None,
     runs_dir: Annotated[
         Path, typer.Option(help="Where run folders SKILL-ALGO-DATE-TIME-sSEED are made.")
@@ -89,10 +93,15 @@ def train_command(
         int, typer.Option(min=1, help="Episodes measured for --register.")
     ] = 200,
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    as_json: JsonFlag = False,
 ) -> None:
     """Train a learned claw: SB3 (+HER), parallel envs, evaluations, checkpoints, TensorBoard."""
     with errors(as_json):
+        from claw.envs.outputs import check_output_dir
+
+        for folder, what in ((out, "--out folder"), (runs_dir, "--runs-dir folder")):
+            if folder is not None and resume is None:
+                check_output_dir(folder, what=what)
         config, run_dir = _config_and_run_dir(
             skill, algo, steps, n_envs, seed, hyperparams or [], runs_dir, out, resume
         )
@@ -150,17 +159,23 @@ def tune_command(
     eval_freq: Annotated[
         int | None, typer.Option(min=1, help="Evaluate (and maybe prune) every this many steps.")
     ] = None,
-    seed: Annotated[int, typer.Option(help="Seed of the sampler and of the first trial.")] = 0,
+    seed: Annotated[
+        int,
+        typer.Option(callback=seed_callback, help="Seed of the sampler and of the first trial."),
+    ] = 0,
     study_dir: Annotated[
         Path | None, typer.Option(help="Study folder (default: runs/tune-SKILL-ALGO).")
     ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    as_json: JsonFlag = False,
 ) -> None:
     """Search hyperparameters with Optuna, pruning trials on their evaluation success rate."""
     with errors(as_json):
+        from claw.envs.outputs import check_output_dir
         from claw.learning.config import load_config
 
         chosen = load_config(skill, algo).algo
+        if study_dir is not None:
+            check_output_dir(study_dir, what="--study-dir folder")
         from claw.learning.tune import tune
 
         folder = study_dir or Path("runs") / f"tune-{skill}-{chosen}"

@@ -55,3 +55,15 @@ class ArtifactError(ClawError, RuntimeError):
     """A skill artifact that is missing, or whose sha256 differs from the manifest's: refused."""
 
     kind = "artifact_rejected"
+
+
+class InvalidOutputError(ClawError, ValueError):
+    """An output path that cannot be written: refused before anything runs."""
+
+    kind = "invalid_output"
+
+
+class InvalidSeedError(ClawError, ValueError):
+    """A seed outside ``0 … 2**32 - 1``."""
+
+    kind = "invalid_input"

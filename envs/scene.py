@@ -32,6 +32,7 @@ from claw.envs import geometry, regions
 from claw.envs import objects as catalog
 from claw.envs.errors import InvalidSceneError
 from claw.envs.objects import Color, ObjectType
+from claw.envs.outputs import check_seed
 
 SCENES_DIR = Path(__file__).with_name("scenes")
 
@@ -199,6 +200,8 @@ class SceneSpec(BaseModel):
         Raises:
             InvalidSceneError: a bad fixed layout, or the free objects do not fit.
         """
+        if seed is not None and not isinstance(seed, np.random.Generator):
+            check_seed(seed)
         rng = np.random.default_rng(seed)
         fixed = self._place_fixed()
         names = self.object_names()

@@ -14,6 +14,7 @@ from gymnasium import spaces
 from claw.envs.errors import InvalidSceneError
 from claw.envs.model import ObjectModel, build_model
 from claw.envs.objects import inner_half_width
+from claw.envs.outputs import check_seed
 from claw.envs.predicates import GoalResult, Predicate, check_objects, evaluate_goal, parse_goal
 from claw.envs.randomization import DomainRandomization, Nominal, randomize_objects
 from claw.envs.rendering import Renderers, has_display
@@ -212,6 +213,8 @@ class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
+        if seed is not None:
+            check_seed(seed)
         super().reset(seed=seed)
         options = dict(options or {})
         unknown = sorted(set(options) - set(RESET_OPTIONS))

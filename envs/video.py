@@ -11,18 +11,14 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from claw.envs.outputs import check_output_file
+
 VIDEO_SUFFIXES = (".mp4", ".gif")
 
 
 def check_video_path(path: str | os.PathLike[str]) -> Path:
-    """The path as a ``Path`` if its suffix is a video format we write, else a ``ValueError``."""
-    path = Path(path)
-    if path.suffix.lower() not in VIDEO_SUFFIXES:
-        raise ValueError(
-            f"video file {str(path)!r} must end in {' or '.join(VIDEO_SUFFIXES)}, not "
-            f"{path.suffix or 'nothing'!r}"
-        )
-    return path
+    """The path as a ``Path`` if a video we write (``.mp4``, ``.gif``) can go there."""
+    return check_output_file(path, VIDEO_SUFFIXES, what="video file")
 
 
 def write_video(frames: Sequence[np.ndarray], path: str | os.PathLike[str], fps: float) -> Path:
@@ -32,7 +28,6 @@ def write_video(frames: Sequence[np.ndarray], path: str | os.PathLike[str], fps:
     path = check_video_path(path)
     if not frames:
         raise ValueError("no frames to write")
-    path.parent.mkdir(parents=True, exist_ok=True)
     suffix = path.suffix.lower()
     fd, tmp = tempfile.mkstemp(suffix=suffix, dir=path.parent, prefix=f".{path.stem}.")
     os.close(fd)

@@ -31,6 +31,12 @@ class CassetteMiss(ClawError, KeyError):
         return str(self.args[0]) if self.args else ""
 
 
+class CassetteError(ClawError, ValueError):
+    """A cassette file that cannot be read (not JSON, not a cassette, not UTF-8)."""
+
+    kind = "invalid_input"
+
+
 class Cassette:
     """Answers by request key, loaded from and saved to a JSON file."""
 
@@ -39,9 +45,15 @@ class Cassette:
         self.model = model or ""
         self.answers: dict[str, str] = {}
         if self.path.exists():
-            data = json.loads(self.path.read_text())
-            self.model = model or data.get("model", "")
-            self.answers = dict(data.get("answers", {}))
+            try:
+                data = json.loads(self.path.read_text(encoding="utf-8"))
+                self.model = model or str(data.get("model", ""))
+                self.answers = {str(k): str(v) for k, v in dict(data.get("answers", {})).items()}
+            except (OSError, ValueError, TypeError, AttributeError) as exc:
+                raise CassetteError(
+                    f"cassette {str(self.path)!r} cannot be read: {type(exc).__name__}: "
+                    f"{str(exc).splitlines()[0] if str(exc) else 'not a cassette'}"
+                ) from None
 
     def add(self, messages: list[dict[str, str]], answer: str) -> None:
         self.answers[key(self.model, messages)] = answer

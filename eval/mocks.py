@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from claw.envs.predicates import parse_predicate
 from claw.envs.tabletop import TabletopEnv
 from claw.eval.suite import Case
 from claw.planner.llm import LLMPlanner
@@ -21,16 +22,59 @@ from claw.skills.executor import SkillCall
 MOCK_MODEL = "gpt-4o-mini"  # priced by litellm's local cost map, so cost is counted too
 
 
+def error_answer(case: Case) -> str:
+    """The answer to an error case: the expected error, as a model that declines would give."""
+    error = {"kind": case.expect_error, "message": "the mock knows this case is an error"}
+    return json.dumps({"goal": [], "steps": [], "error": error})
+
+
 def oracle_answer(case: Case, env: TabletopEnv) -> str:
-    """What a perfect model would answer now: the case's ground truth, planned from this state."""
+    """What a perfect model would answer now: the case's ground truth, planned from this state.
+
+    Its steps come from the offline planner's step generator (``OfflinePlanner.steps``) and its
+    error cases answer with the expected error: it measures the LLM path (prompt, parsing,
+    validation, execution, replanning) and the skills on a perfect reading of the instruction,
+    not a model's reading nor a step generator of its own (``mock:literal`` has one).
+    """
     if case.expect_error is not None:
-        error = {"kind": case.expect_error, "message": "the oracle knows this case is an error"}
-        return json.dumps({"goal": [], "steps": [], "error": error})
+        return error_answer(case)
     goal = list(case.goal or [])
     steps = OfflinePlanner().steps(goal, env.world_state())
     if case.expect_push is not None:
         steps.append(SkillCall(skill="push", args=case.expect_push.model_dump()))
     return json.dumps({"goal": goal, "steps": [s.model_dump() for s in steps], "error": None})
+
+
+def literal_answer(case: Case) -> str:
+    """A model that knows the goal but not the scene: one pick and one place per predicate, in
+    the goal's order, nothing skipped, reordered or cleared away. Its steps are its own, not the
+    offline planner's step generator's, so an evaluation with it measures the skills and the
+    replanning loop on plans the project did not write."""
+    if case.expect_error is not None:
+        return error_answer(case)
+    steps: list[dict[str, Any]] = []
+    for text in case.goal or []:
+        predicate = parse_predicate(text)
+        args = list(predicate.args)
+        if predicate.name == "holding":
+            steps.append({"skill": "pick", "args": {"object": args[0]}})
+            continue
+        if predicate.name == "stacked":
+            pairs = list(zip(args[1:], args[:-1], strict=True))  # each on the one before it
+            moves = [(above, "on", below) for above, below in pairs]
+        else:
+            moves = [(args[0], predicate.name, args[1])]
+        for obj, relation, target in moves:
+            steps.append({"skill": "pick", "args": {"object": obj}})
+            steps.append({"skill": "place", "args": {"target": target, "relation": relation}})
+    if case.expect_push is not None:
+        steps.append({"skill": "push", "args": case.expect_push.model_dump()})
+    return json.dumps({"goal": list(case.goal or []), "steps": steps, "error": None})
+
+
+def literal_planner(case: Case, env: TabletopEnv) -> LLMPlanner:
+    """``mock:literal``: the LLM planner answered by :func:`literal_answer` at every call."""
+    return LLMPlanner(MOCK_MODEL, mock=lambda messages: literal_answer(case), backoff=0.0)
 
 
 def oracle_planner(case: Case, env: TabletopEnv) -> LLMPlanner:

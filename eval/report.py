@@ -100,8 +100,9 @@ def write_report(
     """
     folder = Path(folder)
     plots_dir, failures_dir = folder / PLOTS_DIR, folder / FAILURES_DIR
-    plots_dir.mkdir(parents=True, exist_ok=True)
-    failures_dir.mkdir(parents=True, exist_ok=True)
+    folder.mkdir(exist_ok=True)  # its parent must exist: check_output_dir before the run
+    plots_dir.mkdir(exist_ok=True)
+    failures_dir.mkdir(exist_ok=True)
     for stale in failures_dir.glob("*.gif"):
         stale.unlink()
     date = date or datetime.now(timezone.utc)

@@ -6,9 +6,17 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from claw.envs.errors import ClawError
+from claw.envs.outputs import check_seed
 from claw.envs.predicates import parse_predicate
 
 SUITES_DIR = Path(__file__).with_name("suites")
@@ -43,6 +51,11 @@ class Case(BaseModel):
     expect_push: ExpectedPush | None = None
     """A push asked for (no predicate describes a displacement): it must run and succeed."""
     tags: list[str] = Field(default_factory=list)
+
+    @field_validator("seed")
+    @classmethod
+    def _seed(cls, seed: int) -> int:
+        return check_seed(seed)
 
     @model_validator(mode="after")
     def _one_verdict(self) -> Case:
@@ -88,9 +101,12 @@ def load_suite(source: str | Path) -> Suite:
     if not path.exists() and (SUITES_DIR / f"{source}.yaml").exists():
         path = SUITES_DIR / f"{source}.yaml"
     try:
-        data = yaml.safe_load(path.read_text())
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise InvalidSuiteError(f"suite file {path} not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
+        raise InvalidSuiteError(f"suite file {path} cannot be read: {reason}") from None
     except yaml.YAMLError as exc:
         raise InvalidSuiteError(
             f"suite file {path} is not valid YAML: {exc}".splitlines()[0]

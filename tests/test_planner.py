@@ -41,7 +41,11 @@ from claw.skills.executor import SkillCall, execute_calls
 from claw.skills.place import Place
 
 INSTRUCTIONS = Path(claw.eval.__file__).with_name("suites") / "basic.yaml"
-MIN_SUCCESS_RATE = 0.95
+KNOWN_FAILURES = {
+    # id: why it fails today. Any other case that fails, fails the test; a case listed here that
+    # succeeds fails too, so that the list stays true.
+    "all-in-box": "a 12 cm box takes two 4 cm blocks: the open fingers must fit inside its walls",
+}
 DEFAULT_NAMES = ["red_block", "green_block", "blue_block", "yellow_block", "blue_box", "red_box"]
 DENSE_NAMES = [
     *(f"{c}_block" for c in ("red", "green", "blue", "yellow", "orange", "purple")),
@@ -63,18 +67,6 @@ class CaseOutcome:
     ok: bool
     reason: str
     result: RunResult
-
-
-def _push_done(result: RunResult, expected: dict[str, Any]) -> bool:
-    """True when a push of the expected object, direction and distance ran and succeeded."""
-    return any(
-        step["skill"] == "push"
-        and step["success"]
-        and step["args"]["object"] == expected["object"]
-        and step["args"]["direction"] == expected["direction"]
-        and abs(step["args"]["distance"] - expected["distance"]) < 1e-9
-        for step in result.steps
-    )
 
 
 def run_case(case: dict[str, Any]) -> CaseOutcome:
@@ -125,18 +117,16 @@ def test_instruction_set_is_well_formed() -> None:
 
 @pytest.mark.parametrize("case", CASES, ids=[case["id"] for case in CASES])
 def test_instruction(case: dict[str, Any]) -> None:
-    """Each case's result; a failing case is reported (xfail, with its reason), and counted."""
+    """Each case succeeds, except those in ``KNOWN_FAILURES``, which must still fail."""
     result = outcome(case)
-    if not result.ok:
-        pytest.xfail(result.reason)
+    if case["id"] in KNOWN_FAILURES:
+        assert not result.ok, f"{case['id']} now succeeds: remove it from KNOWN_FAILURES"
+        pytest.xfail(f"known: {KNOWN_FAILURES[case['id']]} ({result.reason})")
+    assert result.ok, result.reason
 
 
-def test_instruction_set_success_rate() -> None:
-    outcomes = [outcome(case) for case in CASES]
-    failures = [o for o in outcomes if not o.ok]
-    rate = 1 - len(failures) / len(outcomes)
-    report = "\n".join(f"  {o.id}: {o.reason}" for o in failures)
-    assert rate >= MIN_SUCCESS_RATE, f"{rate:.1%} of {len(outcomes)} succeeded; failures:\n{report}"
+def test_known_failures_are_cases() -> None:
+    assert set(KNOWN_FAILURES) <= {case["id"] for case in CASES}
 
 
 # -- the grammar ----------------------------------------------------------------------------------
