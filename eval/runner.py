@@ -16,8 +16,9 @@ from pydantic import BaseModel, Field
 
 from claw.envs.errors import InvalidSceneError
 from claw.envs.tabletop import TabletopEnv
-from claw.eval.suite import Case, Suite
+from claw.eval.suite import Case, ExpectedPush, Suite
 from claw.planner.loop import RunResult, run_instruction
+from claw.skills.push import DIRECTIONS, push_outcome
 
 
 class CaseResult(BaseModel):
@@ -48,6 +49,8 @@ class SuiteResult(BaseModel):
     overall: dict[str, float]
     per_tag: dict[str, dict[str, float]]
     wall_seconds: float
+    interrupted: bool = False
+    """True when the run was stopped early: only the cases done are here."""
 
 
 _recording: dict[str, str] | None = None  # answers recorded in this process (--record)
@@ -55,7 +58,9 @@ _recording: dict[str, str] | None = None  # answers recorded in this process (--
 
 def make_planner(spec: str, case: Case, env: TabletopEnv) -> Any:
     """The planner a case runs with, recording its answers when a recording is on."""
-    planner = _make_planner(spec, case, env)
+    from claw.eval.planners import make_planner as make
+
+    planner = make(spec, case=case, env=env)
     recording = _recording
     if recording is not None and hasattr(planner, "on_answer"):
         from claw.eval.cassette import key
@@ -69,43 +74,40 @@ def make_planner(spec: str, case: Case, env: TabletopEnv) -> Any:
     return planner
 
 
-def _make_planner(spec: str, case: Case, env: TabletopEnv) -> Any:
-    """``offline``, ``mock:oracle``, ``mock:noisy:P``, ``mock:faulty:P``, ``replay:FILE``, or a
-    litellm model."""
-    if spec == "offline":
-        from claw.planner.offline import OfflinePlanner
+def start_xy(env: TabletopEnv, name: str, before: np.ndarray) -> np.ndarray:
+    """Where object ``name`` stood in the state ``before`` (a ``qpos`` of ``env``'s model)."""
+    joint = int(env.model.body(name).jntadr[0])
+    adr = int(env.model.jnt_qposadr[joint])  # a free joint: x, y, z, then the quaternion
+    return np.array(before[adr : adr + 2], dtype=float)
 
-        return OfflinePlanner()
-    if spec.startswith("mock:"):
-        from claw.eval import mocks
 
-        kind, _, arg = spec.removeprefix("mock:").partition(":")
-        if kind == "oracle" and not arg:
-            return mocks.oracle_planner(case, env)
-        if kind in ("noisy", "faulty"):
-            try:
-                p = float(arg)
-            except ValueError:
-                p = -1.0
-            if not 0.0 <= p <= 1.0:
-                raise ValueError(f"{spec!r}: give a probability, e.g. mock:{kind}:0.3")
-            factory = mocks.noisy_planner if kind == "noisy" else mocks.faulty_planner
-            return factory(case, env, p)
-        raise ValueError(f"unknown mock {spec!r}; mocks: mock:oracle, mock:noisy:P, mock:faulty:P")
-    from claw.planner.llm import LLMPlanner
+def judge_push(
+    want: ExpectedPush, env: TabletopEnv, before: np.ndarray
+) -> tuple[bool, str, dict[str, float]]:
+    """Whether the case's object ended where ``want`` sends it from where it stood ``before``.
 
-    if spec.startswith("replay:"):
-        from claw.eval.cassette import Cassette
-
-        cassette = Cassette(spec.removeprefix("replay:"))
-        return LLMPlanner(cassette.model, mock=cassette.answer, backoff=0.0, num_retries=0)
-    return LLMPlanner(spec)
+    Measured on the state, as every goal is (the push skill's own report is not consulted), with
+    the push skill's own test: within ``push.TOLERANCE`` of its start plus ``distance`` along
+    ``push.DIRECTIONS[direction]``, and the scene at rest.
+    """
+    if want.object not in env.object_names:
+        return False, f"expect_push names {want.object!r}, which is not in the scene", {}
+    start = start_xy(env, want.object, before)
+    goal = start + want.distance * np.array(DIRECTIONS[want.direction])
+    world = env.world_state()
+    final = world.get(want.object).xy
+    return push_outcome(want.object, want.direction, start, final, goal, world.settled())
 
 
 def judge(
     case: Case, env: TabletopEnv, result: RunResult, before: np.ndarray
 ) -> tuple[bool, str, float]:
-    """(success, reason, goal recall) of a finished run against the case's ground truth."""
+    """(success, reason, goal recall) of a finished run against the case's ground truth.
+
+    Everything is measured on the final state: the goal predicates, and for ``expect_push`` the
+    object's displacement from where it stood at reset (``before``). A run that reports a failed
+    step still fails its case, even when the state is right, and says so.
+    """
     if case.expect_error is not None:
         kind = None if result.error is None else result.error["kind"]
         if kind != case.expect_error:
@@ -116,29 +118,26 @@ def judge(
     if result.error is not None:
         return False, f"error {result.error['kind']}: {result.error['message']}", 0.0
     check = env.check(case.goal or [])
-    recall = sum(r.holds for r in check.results) / len(check.results) if check.results else 1.0
+    held = [r.holds for r in check.results]
+    problems = [f"{r.predicate}: {r.reason}" for r in check.results if not r.holds]
+    if not check.success and not problems:  # the world not at rest, or something still held
+        problems.append(check.reason)
+    if case.expect_push is not None:
+        pushed, why, _ = judge_push(case.expect_push, env, before)
+        held.append(pushed)
+        if not pushed:
+            want = case.expect_push
+            problems.append(f"push {want.object} {want.direction} {want.distance:g} m: {why}")
+    recall = sum(held) / len(held) if held else 1.0
     failed = [f"{s['skill']}{s['args']}: {s['reason']}" for s in result.steps if not s["success"]]
-    if not check.success:
-        missing = "; ".join(f"{r.predicate}: {r.reason}" for r in check.results if not r.holds)
+    if problems:
+        return False, f"goal not reached ({'; '.join(problems)}); failed steps {failed[:2]}", recall
+    if not result.success:
         return (
             False,
-            f"goal not reached ({missing or check.reason}); failed steps {failed[:2]}",
+            f"the goal holds but the run reported failure; failed steps {failed[:2]}",
             recall,
         )
-    if not result.success:
-        return False, f"the run reported failure; failed steps {failed[:2]}", recall
-    if case.expect_push is not None:
-        want = case.expect_push
-        done = any(
-            s["skill"] == "push"
-            and s["success"]
-            and s["args"].get("object") == want.object
-            and s["args"].get("direction") == want.direction
-            and abs(float(s["args"].get("distance", 0)) - want.distance) < 1e-6
-            for s in result.steps
-        )
-        if not done:
-            return False, f"no successful push {want.model_dump()}", recall
     return True, "", recall
 
 
@@ -245,6 +244,9 @@ def run_suite(
     ``planner="replay:FILE"``). ``prefer`` picks the skill implementations as ``claw --prefer``.
     """
     global _recording
+    from claw.eval.planners import parse_planner
+
+    parse_planner(planner)  # a bad name fails here, before any case runs
     tic = time.perf_counter()
     results: list[CaseResult | None] = [None] * len(suite.cases)
     recorded: dict[str, str] = {}
@@ -277,16 +279,29 @@ def run_suite(
         cassette.answers.update(recorded)
         cassette.save()
     done = [r for r in results if r is not None]
+    return suite_result(suite, planner, prefer, done, time.perf_counter() - tic)
+
+
+def suite_result(
+    suite: Suite,
+    planner: str,
+    prefer: str | None,
+    cases: list[CaseResult],
+    wall_seconds: float,
+    interrupted: bool = False,
+) -> SuiteResult:
+    """The metrics of ``cases`` (all of the suite's, or those done before an interruption)."""
     by_tag: dict[str, list[CaseResult]] = defaultdict(list)
-    for result in done:
+    for result in cases:
         for tag in result.tags:
             by_tag[tag].append(result)
     return SuiteResult(
         suite=suite.name,
         planner=planner,
         prefer=prefer,
-        cases=done,
-        overall=summarise(done),
+        cases=cases,
+        overall=summarise(cases),
         per_tag={tag: summarise(rs) for tag, rs in sorted(by_tag.items())},
-        wall_seconds=round(time.perf_counter() - tic, 2),
+        wall_seconds=round(wall_seconds, 2),
+        interrupted=interrupted,
     )

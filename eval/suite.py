@@ -49,7 +49,9 @@ class Case(BaseModel):
     goal: list[str] | None = None
     expect_error: ErrorKind | None = None
     expect_push: ExpectedPush | None = None
-    """A push asked for (no predicate describes a displacement): it must run and succeed."""
+    """A push asked for (no predicate describes a displacement): judged on the final state, the
+    object must end within the push skill's tolerance (2 cm) of where it stood at reset plus
+    ``distance`` along ``direction`` (``claw.eval.runner.judge_push``), whatever steps claimed."""
     tags: list[str] = Field(default_factory=list)
 
     @field_validator("seed")

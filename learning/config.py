@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import itertools
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -131,12 +132,21 @@ def load_config(
         raise InvalidParamsError(f"training config for {skill}: {where}: {first['msg']}") from None
 
 
-def new_run_dir(root: str | Path, config: TrainConfig) -> Path:
-    """A fresh run folder under ``root``: ``SKILL-ALGO-YYYYmmdd-HHMMSS-sSEED``."""
-    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+def new_run_dir(root: str | Path, config: TrainConfig, now: datetime | None = None) -> Path:
+    """A fresh run folder under ``root``, created: ``SKILL-ALGO-YYYYmmdd-HHMMSS-sSEED``, with
+    ``-2``, ``-3``... where a run started in the same second has the name.
+
+    Each folder is made by one ``mkdir`` that fails if it exists, so two runs started at once
+    never share one (nor does ``--register`` take the other run's files).
+    """
+    stamp = (now or datetime.now()).strftime("%Y%m%d-%H%M%S")
     base = Path(root) / f"{config.skill}-{config.algo}-{stamp}-s{config.seed}"
-    path, suffix = base, 1
-    while path.exists():
-        suffix += 1
-        path = base.with_name(f"{base.name}-{suffix}")
-    return path
+    base.parent.mkdir(parents=True, exist_ok=True)
+    for suffix in itertools.count(1):
+        path = base if suffix == 1 else base.with_name(f"{base.name}-{suffix}")
+        try:
+            path.mkdir()
+        except FileExistsError:
+            continue
+        return path
+    raise AssertionError("unreachable")

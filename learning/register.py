@@ -6,11 +6,11 @@ from pathlib import Path
 from typing import Any
 
 from claw.envs.errors import InvalidParamsError
-from claw.learning.evaluate import evaluate_policy
+from claw.learning.evaluate import MEASURED_WITHIN, evaluate_policy
 from claw.learning.export import write_config
-from claw.library.builtins import implementation_ref
+from claw.library.builtins import implementation_ref, policy_metrics, success_tolerance
 from claw.library.files import git_commit
-from claw.library.manifest import Metrics, Provenance, SkillRecord
+from claw.library.manifest import Provenance, SkillRecord
 from claw.library.storage import SkillLibrary
 from claw.skills.learned import LEARNED_SKILLS
 from claw.skills.policy import CONFIG_FILE, WEIGHTS_FILE, PolicyNetwork
@@ -25,23 +25,28 @@ def register_policy(
     """Measure an exported policy on ``episodes`` fresh episodes and add it to the library.
 
     The record's artifacts are the weights and the config (sha256 in the manifest); its metrics
-    are the measured success rate with the conditions it was measured under.
+    are the success rate within the skill's own tolerance (``push``: the controller's 2 cm, not
+    the training env's 5 cm), with the conditions it was measured under.
 
     Raises:
         InvalidParamsError: the policy's task has no skill to implement.
         ArtifactError: the exported files are missing or inconsistent.
+        LibraryError: the library cannot be written (found before measuring).
     """
     folder = Path(policy_dir)
     network = PolicyNetwork.load(folder)
-    evaluation = evaluate_policy(network, episodes=episodes)
+    if network.config.task not in LEARNED_SKILLS:
+        raise InvalidParamsError(
+            f"no skill takes a {network.config.task!r} policy; allowed: {', '.join(LEARNED_SKILLS)}"
+        )
+    cls = LEARNED_SKILLS[network.config.task]
+    library = library or SkillLibrary()
+    library.check_writable()  # before measuring, not after
+    tolerance = success_tolerance(cls)
+    thresholds = tuple(sorted({*MEASURED_WITHIN, *([tolerance] if tolerance else [])}))
+    evaluation = evaluate_policy(network, episodes=episodes, thresholds=thresholds)
     config = network.config.model_copy(update={"evaluation": evaluation})
     write_config(config, folder)  # the figures travel with the policy
-    if config.task not in LEARNED_SKILLS:
-        raise InvalidParamsError(
-            f"no skill takes a {config.task!r} policy; allowed: {', '.join(LEARNED_SKILLS)}"
-        )
-    cls = LEARNED_SKILLS[config.task]
-    library = library or SkillLibrary()
     return library.register(
         cls.name,
         kind="policy",
@@ -50,11 +55,7 @@ def register_policy(
         examples=cls.examples,  # type: ignore[attr-defined]
         params_schema=cls.Params.model_json_schema(),  # type: ignore[attr-defined]
         artifacts=[folder / WEIGHTS_FILE, folder / CONFIG_FILE],
-        metrics=Metrics(
-            success_rate=evaluation["success_rate"],
-            episodes=evaluation["episodes"],
-            conditions=evaluation,
-        ),
+        metrics=policy_metrics(cls, evaluation),  # within the skill's tolerance
         provenance=Provenance(
             source="trained",
             git_commit=git_commit(),

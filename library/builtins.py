@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 from claw.library.files import git_commit, sha256_of
 from claw.library.manifest import Metrics, Provenance, SkillRecord
@@ -21,10 +22,55 @@ def bundled_artifacts(cls: type[Skill]) -> list[Path]:
     return [p for p in bundled() if p.is_file()] if bundled is not None else []
 
 
+def success_tolerance(cls: type[Skill]) -> float | None:
+    """How close (m) a skill's result must come to its goal for it to succeed, as the skill
+    itself judges it (``push``: the controller's 2 cm, whatever its policy was trained to)."""
+    explicit = getattr(cls, "success_tolerance", None)
+    if explicit is not None:
+        return float(explicit)
+    from claw.skills.push import TOLERANCE, Push
+
+    if issubclass(cls, Push):
+        return TOLERANCE
+    task = getattr(cls, "task_name", None)
+    if task is not None:
+        from claw.envs.tasks import TASKS
+
+        return float(TASKS[task].threshold)
+    return None
+
+
+def policy_metrics(cls: type[Skill], evaluation: Mapping[str, Any]) -> Metrics:
+    """A policy's measured success as its skill judges it, from ``evaluate_policy``'s figures.
+
+    The success rate is the share of episodes ending within the skill's tolerance
+    (``conditions["tolerance"]``), which is what the controller's figure means too; the training
+    env's own threshold and rate are kept as ``env_threshold`` and ``env_success_rate``. Figures
+    measured at no such distance keep the env's rate, its threshold named as the tolerance.
+    """
+    tolerance = success_tolerance(cls)
+    within = evaluation.get("success_within") or {}
+    conditions = {
+        **evaluation,
+        "env_threshold": evaluation["threshold"],
+        "env_success_rate": evaluation["success_rate"],
+    }
+    if tolerance is not None and f"{tolerance:g}" in within:
+        rate = float(within[f"{tolerance:g}"])
+    else:
+        tolerance, rate = float(evaluation["threshold"]), float(evaluation["success_rate"])
+    conditions.update(success_rate=rate, threshold=tolerance, tolerance=tolerance)
+    return Metrics(success_rate=rate, episodes=evaluation["episodes"], conditions=conditions)
+
+
 def bundled_metrics(cls: type[Skill]) -> Metrics | None:
     measured = getattr(cls, "bundled_metrics", None)
     raw = measured() if measured is not None else None
-    return Metrics.model_validate(raw) if raw is not None else None
+    if raw is None:
+        return None
+    if "success_within" in raw.get("conditions", {}):  # a policy's evaluation: at the skill's
+        return policy_metrics(cls, raw["conditions"])
+    return Metrics.model_validate(raw)
 
 
 def record_of(cls: type[Skill], version: int, source: str) -> SkillRecord:
@@ -49,6 +95,10 @@ def builtin_records(records: Iterable[SkillRecord]) -> list[SkillRecord]:
 def changed(record: SkillRecord | None, cls: type[Skill]) -> bool:
     if record is None:
         return True
+    shipped = bundled_metrics(cls)
+    # A record of shipped figures at another tolerance (from before they were measured as the
+    # skill judges) is replaced; figures recorded later at the same tolerance are kept.
+    recorded = record.metrics.conditions.get("tolerance") if record.metrics else None
     return (
         record.description != cls.description
         or record.examples != list(cls.examples)
@@ -56,4 +106,5 @@ def changed(record: SkillRecord | None, cls: type[Skill]) -> bool:
         or record.kind != cls.kind
         or sorted(a.sha256 for a in record.artifacts)
         != sorted(sha256_of(p) for p in bundled_artifacts(cls))
+        or (shipped is not None and recorded != shipped.conditions.get("tolerance"))
     )

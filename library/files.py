@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+import shutil
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 
 
@@ -36,6 +39,32 @@ def atomic_write(path: Path, data: bytes) -> None:
         os.fsync(directory)
     finally:
         os.close(directory)
+
+
+def remove_old(files: list[Path], folders: list[Path], age: float) -> list[Path]:
+    """Delete the ``files`` and ``folders`` untouched for ``age`` seconds (a folder counts as
+    touched when anything in it is); emptied parent folders go too. Returns what was deleted."""
+    cutoff = time.time() - age
+
+    def old(path: Path) -> bool:
+        try:
+            inside = list(path.rglob("*")) if path.is_dir() else []
+            return max(p.lstat().st_mtime for p in [path, *inside]) < cutoff
+        except OSError:
+            return False  # vanished or unreadable: leave it
+
+    removed = []
+    for path in files:
+        if path.is_file() and old(path):
+            path.unlink(missing_ok=True)
+            removed.append(path)
+    for path in folders:
+        if path.is_dir() and old(path):
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+            with contextlib.suppress(OSError):
+                path.parent.rmdir()  # only if now empty
+    return removed
 
 
 def git_commit() -> str | None:

@@ -70,6 +70,8 @@ class SkillIndex:
         self._rows: list[tuple[str, str]] = []  # (record key, text) per row
         self._fingerprint = ""
         self._centroids: dict[str, np.ndarray] = {}
+        self.save_error: OSError | None = None
+        """Why the last build could not be saved (a read-only folder): it is used in memory."""
 
     def ensure(self, records: Sequence[SkillRecord]) -> None:
         """Load the saved index if it matches ``records`` and the embedder, else rebuild it."""
@@ -103,7 +105,8 @@ class SkillIndex:
         return True
 
     def build(self, records: Sequence[SkillRecord], vectors: np.ndarray | None = None) -> None:
-        """Embed every record's texts (unless given), build the index, and save it atomically.
+        """Embed every record's texts (unless given), build the index, and save it atomically
+        (where the folder cannot be written, ``save_error`` says why and it lives in memory).
 
         Args:
             records: The records to index, each contributing ``record.texts()`` rows.
@@ -137,11 +140,8 @@ class SkillIndex:
         self._centroids = {key: centroids[i] for i, key in enumerate(keys)}
         self._index, self._rows = index, rows
         self._fingerprint = fingerprint(records, self.embedder.name)
-        self.folder.mkdir(parents=True, exist_ok=True)
-        atomic_write(self.folder / INDEX_FILE, faiss.serialize_index(index).tobytes())
         buffer = io.BytesIO()
         np.save(buffer, centroids, allow_pickle=False)
-        atomic_write(self.folder / CENTROIDS_FILE, buffer.getvalue())
         meta: dict[str, Any] = {
             "fingerprint": self._fingerprint,
             "embedder": self.embedder.name,
@@ -149,7 +149,14 @@ class SkillIndex:
             "rows": rows,
             "keys": keys,
         }
-        atomic_write(self.folder / META_FILE, json.dumps(meta).encode())
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            atomic_write(self.folder / INDEX_FILE, faiss.serialize_index(index).tobytes())
+            atomic_write(self.folder / CENTROIDS_FILE, buffer.getvalue())
+            atomic_write(self.folder / META_FILE, json.dumps(meta).encode())
+            self.save_error = None
+        except OSError as exc:
+            self.save_error = exc
 
     def embed_texts(self, texts: Sequence[str]) -> np.ndarray:
         """Embeddings of skill texts or queries, prepared alike (scene objects masked).

@@ -8,7 +8,14 @@ Layout under ``$CLAW_HOME/library`` (default ``~/.claw/library``)::
     .lock                   writers hold an exclusive lock on it
 
 Writes go to a temporary file that is fsynced and renamed over the old one, so a crash leaves
-either the previous manifest or the new one, never a torn file. Nothing is ever unpickled.
+either the previous manifest or the new one, never a torn file; what a killed writer left behind
+(temporary files, artifact folders no record names) is removed by the next write once it is
+``ORPHAN_AGE`` seconds old. Nothing is ever unpickled.
+
+A library that cannot be written (a read-only or missing-and-uncreatable folder) is read as it
+is: the built-in skills it lacks are held in memory (their shipped files read in place), the
+index is not saved, and a note says so once on stderr. Writing to it (``register``,
+``record_metrics``) is a :class:`LibraryWriteError` naming the folder.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ import functools
 import json
 import os
 import shutil
+import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -33,10 +41,9 @@ from claw.library.builtins import (
     implementation_ref,
     record_of,
 )
-from claw.library.files import atomic_write, git_commit, sha256_of
+from claw.library.files import atomic_write, git_commit, remove_old, sha256_of
 from claw.library.manifest import Artifact, Manifest, Metrics, Provenance, SkillRecord
 from claw.skills.base import Skill, skill_implementations, skill_names
-from claw.skills.learned import PolicySkill, use_policy_loader
 from claw.skills.policy import WEIGHTS_FILE, PolicyNetwork
 
 if TYPE_CHECKING:
@@ -46,6 +53,19 @@ if TYPE_CHECKING:
 MANIFEST = "manifest.json"
 LOCK = ".lock"
 ARTIFACTS = "artifacts"
+ORPHAN_AGE = 60.0  # s: a temporary file or unnamed artifact folder this old has no live writer
+WRITTEN_FILES = (MANIFEST, "index.faiss", "index.json", "index.centroids.npy")
+"""Files written atomically in the root: their temporaries are ``.NAME.*``."""
+
+_noted_read_only: set[Path] = set()  # libraries this process has said it cannot write
+
+
+class LibraryWriteError(LibraryError):
+    """The library's folder cannot be written (read-only, not creatable, not a folder)."""
+
+    def __init__(self, root: Path, exc: OSError) -> None:
+        self.reason = exc.strerror or type(exc).__name__
+        super().__init__(f"cannot write the skill library at {root} ({self.reason})")
 
 
 def default_root() -> Path:
@@ -72,6 +92,9 @@ class SkillLibrary:
         self.manifest_path = self.root / MANIFEST
         self._embedder = embedder
         self._index: SkillIndex | None = None
+        self.read_only: str | None = None
+        """Why the library cannot be written, once a write failed (``None``: writable)."""
+        self._in_memory: list[SkillRecord] = []  # built-ins a read-only library lacks
         if register_builtins:
             self.sync_builtins()
 
@@ -93,6 +116,8 @@ class SkillLibrary:
         if self._index is None:
             self._index = SkillIndex(self.root, self.embedder)
         self._index.ensure(self.latest())
+        if self._index.save_error is not None:  # searched in memory, not saved
+            self._use_read_only(self._index.save_error.strerror or "not writable")
         return self._index
 
     def search(
@@ -145,9 +170,20 @@ class SkillLibrary:
             LibraryError: the file is not a valid manifest; the message names it.
         """
         try:
-            text = self.manifest_path.read_text()
-        except FileNotFoundError:
+            data = self.manifest_path.read_bytes()
+        except (FileNotFoundError, NotADirectoryError):
             return Manifest()
+        except OSError as exc:
+            raise LibraryError(
+                f"cannot read library manifest {self.manifest_path} ({exc.strerror or exc})"
+            ) from None
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise LibraryError(
+                f"library manifest {self.manifest_path} is damaged (not UTF-8 text at byte "
+                f"{exc.start}); restore it from a backup or move it away to start a new library"
+            ) from None
         try:
             return Manifest.model_validate_json(text)
         except ValidationError as exc:
@@ -159,8 +195,8 @@ class SkillLibrary:
             ) from None
 
     def records(self) -> list[SkillRecord]:
-        """Every version of every skill."""
-        return self.manifest().skills
+        """Every version of every skill (with the built-ins held in memory, if read-only)."""
+        return self.manifest().skills + self._in_memory
 
     def latest(self, records: Iterable[SkillRecord] | None = None) -> list[SkillRecord]:
         """The latest version of each skill, by name."""
@@ -192,17 +228,63 @@ class SkillLibrary:
 
     @contextmanager
     def _locked(self) -> Iterator[Manifest]:
-        """Hold the writers' lock; yields the current manifest, saved atomically on exit."""
-        self.root.mkdir(parents=True, exist_ok=True)
-        with (self.root / LOCK).open("a") as lock:
+        """Hold the writers' lock; yields the current manifest, saved atomically on exit.
+
+        Raises:
+            LibraryWriteError: the folder cannot be written; the message names it.
+        """
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            lock = (self.root / LOCK).open("a")
+        except OSError as exc:
+            raise LibraryWriteError(self.root, exc) from None
+        with lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             try:
                 manifest = self.manifest()
                 yield manifest
                 data = manifest.model_dump_json(indent=1).encode()
-                atomic_write(self.manifest_path, data)
+                try:
+                    atomic_write(self.manifest_path, data)
+                except OSError as exc:
+                    raise LibraryWriteError(self.root, exc) from None
+                self._remove_orphans(manifest)
             finally:
                 fcntl.flock(lock, fcntl.LOCK_UN)
+
+    def check_writable(self) -> None:
+        """Make sure the library can be written, before work whose result it must store.
+
+        Raises:
+            LibraryWriteError: it cannot; the message names the folder.
+        """
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            (self.root / LOCK).open("a").close()
+            probe = self.root / f".{MANIFEST}.probe-{os.getpid()}"
+            probe.write_bytes(b"")
+            probe.unlink()
+        except OSError as exc:
+            raise LibraryWriteError(self.root, exc) from None
+
+    def _remove_orphans(self, manifest: Manifest, age: float = ORPHAN_AGE) -> list[Path]:
+        """Remove what killed writers left (under the lock, after a write): temporary files and
+        artifact folders no record names, when older than ``age`` seconds. Returns them."""
+        named = {(self.root / a.path).parent for r in manifest.skills for a in r.artifacts}
+        temporaries = [t for name in WRITTEN_FILES for t in self.root.glob(f".{name}.*")]
+        versions = list((self.root / ARTIFACTS).glob("*/v*"))
+        return remove_old(temporaries, [v for v in versions if v not in named], age)
+
+    def _use_read_only(self, reason: str) -> None:
+        """Go on without writing; say so once per process and library."""
+        self.read_only = reason
+        if self.root not in _noted_read_only:
+            _noted_read_only.add(self.root)
+            print(
+                f"note: the skill library at {self.root} is read-only ({reason}); "
+                "using it without saving",
+                file=sys.stderr,
+            )
 
     def register(
         self,
@@ -280,8 +362,11 @@ class SkillLibrary:
             if not source.is_file():
                 raise ArtifactError(f"artifact {source} is not a file")
             target = folder / source.name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(source, target)
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(source, target)
+            except OSError as exc:
+                raise LibraryWriteError(self.root, exc) from None
             stored.append(
                 Artifact(
                     path=str(target.relative_to(self.root)),
@@ -295,7 +380,9 @@ class SkillLibrary:
         """Register the registered skill classes the library lacks, or whose text changed.
 
         A class that ships files (a trained policy) is registered with copies of them; a policy
-        the user trained and registered later is newer and is not replaced.
+        the user trained and registered later is newer and is not replaced. When the library
+        cannot be written, they are held in memory for this process (their shipped files read
+        where they are) and a note says so once.
         """
         classes = [cls for name in skill_names() for cls in skill_implementations(name).values()]
         current = {
@@ -305,6 +392,28 @@ class SkillLibrary:
         stale = [cls for cls in classes if changed(current.get(implementation_ref(cls)), cls)]
         if not stale:
             return []
+        if self.read_only is None:
+            try:
+                return self._write_builtins(stale)
+            except LibraryWriteError as exc:
+                self._use_read_only(exc.reason)
+        return self._hold_builtins(stale)
+
+    def _hold_builtins(self, stale: list[type[Skill]]) -> list[SkillRecord]:
+        """The stale built-ins as records in memory, their artifacts the shipped files."""
+        held = []
+        for cls in stale:
+            version = 1 + max((r.version for r in self.records() if r.name == cls.name), default=0)
+            record = record_of(cls, version, "builtin")
+            record.artifacts = [
+                Artifact(path=str(p.resolve()), sha256=sha256_of(p), bytes=p.stat().st_size)
+                for p in bundled_artifacts(cls)
+            ]
+            self._in_memory.append(record)
+            held.append(record)
+        return held
+
+    def _write_builtins(self, stale: list[type[Skill]]) -> list[SkillRecord]:
         added = []
         with self._locked() as manifest:
             builtins = builtin_records(manifest.skills)
@@ -342,7 +451,7 @@ class SkillLibrary:
         """
         paths = {}
         for artifact in record.artifacts:
-            path = self.root / artifact.path
+            path = self.root / artifact.path  # absolute for built-ins held in memory
             if not path.is_file():
                 raise ArtifactError(f"artifact {path} of {record.key} is missing")
             digest = sha256_of(path)
@@ -388,13 +497,6 @@ class SkillLibrary:
 @functools.lru_cache(maxsize=16)
 def _load_policy(folder: Path, weights_sha256: str) -> PolicyNetwork:
     return PolicyNetwork.load(folder, expected_sha256=weights_sha256)
-
-
-def _library_policy(cls: type[PolicySkill]) -> PolicyNetwork:
-    return SkillLibrary().policy(cls)  # type: ignore[arg-type]
-
-
-use_policy_loader(_library_policy)  # policy skills run what the library holds
 
 
 def dump_json(records: Iterable[SkillRecord]) -> str:

@@ -13,6 +13,7 @@ from claw.skills.motion import Claw
 MIN_TCP_HEIGHT = 0.02  # m: the fingertips end 1.5 cm below the tool point
 ARRIVAL_TOLERANCE = 0.005  # m
 OPEN_WIDTH = 2 * MAX_HALF_OPENING + PAD_CLEARANCE
+CLOSED_WIDTH = PAD_CLEARANCE + 0.003  # m: pads this close have closed on nothing but each other
 
 
 def result(
@@ -95,11 +96,16 @@ class OpenGripper(Skill):
 
     def execute(self, env: TabletopEnv, params: SkillParams) -> SkillResult:
         claw = Claw(env)
-        width = claw.open()
+        claw.open()
+        settled = claw.wait_settled(arm=True)  # what it let go of lands first
+        width = claw.gripper_width()
         opened = width >= OPEN_WIDTH - 0.005
-        return result(
-            self, claw, opened, f"the fingers stopped at {width * 100:.1f} cm", width=width
+        reason = (
+            f"the fingers stopped at {width * 100:.1f} cm"
+            if not opened
+            else "the scene did not come to rest after opening"
         )
+        return result(self, claw, opened and settled, reason, width=width)
 
 
 @register_skill
@@ -118,9 +124,27 @@ class CloseGripper(Skill):
 
     def execute(self, env: TabletopEnv, params: SkillParams) -> SkillResult:
         claw = Claw(env)
-        width = claw.close()
+        claw.close()
+        settled = claw.wait_settled(arm=True)
+        width = claw.gripper_width()
         left, right = claw.finger_contacts()
-        return result(self, claw, True, width=width, holding=sorted(left & right))
+        holding = sorted(left & right)
+        # Closed: the pads met (nothing between them), or both fingers press on one object.
+        closed = width <= CLOSED_WIDTH or bool(holding)
+        if not settled:
+            reason = "the claw and the scene did not come to rest after closing"
+        elif not closed:
+            touching = sorted(left | right)
+            reason = f"the fingers stopped {width * 100:.1f} cm apart, " + (
+                f"touching {', '.join(touching)} with one finger only"
+                if touching
+                else "on nothing (the claw could not close)"
+            )
+        else:
+            reason = ""
+        return result(
+            self, claw, settled and closed, reason, width=round(width, 5), holding=holding
+        )
 
 
 @register_skill

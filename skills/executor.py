@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from claw.envs.errors import ClawError, InvalidParamsError
 from claw.envs.tabletop import TabletopEnv
 from claw.skills.base import Skill, SkillParams, get_skill, skill_implementations
+from claw.skills.learned import PolicySkill, PolicySource
 
 
 class SkillCall(BaseModel):
@@ -99,8 +100,10 @@ def bind(
     object_names: list[str],
     prefer: str | None = None,
     measured: Mapping[tuple[str, str], float] | None = None,
+    policies: PolicySource | None = None,
 ) -> tuple[Skill, SkillParams]:
-    """The skill and validated parameters of a call.
+    """The skill and validated parameters of a call; a policy skill's network is loaded from
+    ``policies`` (``None``: the shipped policies; the run path passes the skill library).
 
     Raises:
         UnknownSkillError: no such skill.
@@ -109,6 +112,8 @@ def bind(
         ArtifactError: a policy's weights are missing or were tampered with.
     """
     skill = get_skill(call.skill, choose_implementation(call.skill, prefer, measured))
+    if isinstance(skill, PolicySkill):
+        skill.policies = policies
     skill.prepare()
     try:
         params = skill.Params(**call.args)
@@ -126,6 +131,7 @@ def execute_calls(
     calls: Sequence[SkillCall | dict[str, Any]],
     prefer: str | None = None,
     measured: Mapping[tuple[str, str], float] | None = None,
+    policies: PolicySource | None = None,
 ) -> ExecutionResult:
     """Validate every call against the registry and the scene, then run them in order.
 
@@ -139,6 +145,10 @@ def execute_calls(
             otherwise the one with the best ``measured`` success.
         measured: Success rates by (skill, implementation), as ``SkillLibrary.measured_success``
             gives them; without them a skill's controller runs unless ``prefer`` says otherwise.
+        policies: Where policy skills get their networks (a ``SkillLibrary``, ``ShippedPolicies``);
+            ``None``: the shipped ones (the run path passes the skill library). Weights that are
+            missing or differ from what was registered stop the run before anything moves
+            (``artifact_rejected``).
     """
     if prefer is not None and prefer not in PREFER_CHOICES:
         raise InvalidParamsError(
@@ -154,7 +164,7 @@ def execute_calls(
             step = _invalid(raw, InvalidParamsError(f"malformed skill call: {_first(exc)}"))
             return ExecutionResult(steps=[step], success=False)
         try:
-            bound.append(bind(call, env.object_names, prefer, measured))
+            bound.append(bind(call, env.object_names, prefer, measured, policies))
         except ClawError as exc:
             return ExecutionResult(steps=[_invalid(raw, exc)], success=False)
         parsed.append(call)

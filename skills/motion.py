@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from claw.envs.robot import MAX_HALF_OPENING, PAD_CLEARANCE, down_rotation, tool_yaw
+from claw.envs.robot import FINGER_JOINTS, MAX_HALF_OPENING, PAD_CLEARANCE, down_rotation, tool_yaw
+from claw.envs.state import SETTLED_SPEED
 from claw.envs.tabletop import TabletopEnv
 
 CONTROL_SUBSTEPS = 10  # physics steps per control period: 50 Hz at the 2 ms timestep
@@ -23,6 +24,8 @@ MAX_YAW_RATE = 2.5  # rad/s, peak yaw rate
 MIN_DURATION = 0.15  # s, shortest path
 REACH_TOLERANCE = 0.002  # m, IK error above which a target counts as out of reach
 SETTLE_TOLERANCE = 0.002  # m, tool-point error at which a motion has arrived
+SETTLE_TIME = 1.5  # s: the longest a skill waits for the scene to come to rest before judging
+ARM_STILL = 0.02  # rad/s (m/s for the fingers): joint speeds at which the claw counts as still
 
 
 def min_jerk(s: float) -> float:
@@ -63,6 +66,12 @@ class Claw:
         self._claw_geom = finger_geoms
         self._object_of_geom = env.geom_objects
         self._finger_dof = int(self.model.jnt_dofadr[self.model.joint("left_finger").id])
+        self._robot_dofs = np.concatenate(
+            [
+                self.robot.arm_dofs,
+                [self.model.jnt_dofadr[self.model.joint(n).id] for n in FINGER_JOINTS],
+            ]
+        ).astype(int)
 
     # -- state ----------------------------------------------------------------------------------
 
@@ -193,11 +202,26 @@ class Claw:
         for _ in range(math.ceil(seconds / period)):
             self._advance()
 
-    def wait_settled(self, max_time: float = 1.5, speed: float = 0.01) -> bool:
-        """Hold still until every object moves slower than ``speed`` (m/s); True if it did."""
+    def still(self, speed: float = SETTLED_SPEED, arm: bool = False) -> bool:
+        """True when every object moves slower than ``speed`` (m/s) and, with ``arm``, the arm's
+        and the fingers' joints turn slower than ``ARM_STILL`` (rad/s, m/s)."""
+        speeds = self.env.object_speeds()
+        if speeds.size and float(np.max(speeds)) >= speed:
+            return False
+        if arm:
+            moving = np.abs(self.data.qvel[self._robot_dofs])
+            return bool(moving.size == 0 or float(moving.max()) < ARM_STILL)
+        return True
+
+    def wait_settled(
+        self, max_time: float = SETTLE_TIME, speed: float = SETTLED_SPEED, arm: bool = False
+    ) -> bool:
+        """Hold the actuators' targets until the scene is at rest (:meth:`still`), at most
+        ``max_time`` simulated seconds; True if it came to rest. Skills measure their outcome
+        after this, and fail when it returns False."""
         period = CONTROL_SUBSTEPS * self.model.opt.timestep
         for _ in range(math.ceil(max_time / period)):
-            if float(np.max(self.env.object_speeds())) < speed:
+            if self.still(speed, arm):
                 return True
             self._advance()
-        return False
+        return self.still(speed, arm)

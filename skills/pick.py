@@ -165,6 +165,10 @@ class Pick(Skill):
             return result(self, claw, False, f"grasp missed {obj.name}", grip_width=grip)
         claw.move(np.array([x, y, travel]), yaw, speed=0.3)
         claw.wait(0.1)
+        settled = claw.wait_settled(arm=True)
         check = evaluate(f"holding({obj.name})", env.world_state())
-        reason = f"{obj.name} slipped during lift ({check.reason})"
-        return result(self, claw, check.holds, reason, grip_width=round(grip, 5))
+        if not check.holds:
+            reason = f"{obj.name} slipped during lift ({check.reason})"
+        else:
+            reason = f"the scene did not come to rest after lifting {obj.name}"
+        return result(self, claw, check.holds and settled, reason, grip_width=round(grip, 5))

@@ -157,7 +157,7 @@ class Place(Skill):
         claw.move(np.array([x, y, release_z]), yaw, speed=0.25)
         claw.grip(release)
         claw.move(np.array([x, y, release_z + RETREAT]), yaw, speed=0.3)
-        settled = claw.wait_settled()
+        settled = claw.wait_settled(arm=True)
 
         after = env.world_state()
         check = evaluate(_predicate(params, held), after)

@@ -122,19 +122,38 @@ def _limit_angle(vector: np.ndarray, axis: np.ndarray, limit: float) -> np.ndarr
 
 
 def push_outcome(
-    name: str, direction: str, start: np.ndarray, final: np.ndarray, goal: np.ndarray
+    name: str,
+    direction: str,
+    start: np.ndarray,
+    final: np.ndarray,
+    goal: np.ndarray,
+    settled: bool = True,
 ) -> tuple[bool, str, dict[str, float]]:
-    """Whether a push of ``name`` ended within ``TOLERANCE`` of its goal, why not, how far."""
+    """Whether a push of ``name`` ended within ``TOLERANCE`` of its goal, why not, how far.
+
+    Every push is judged by this (the controller, the learned push, and ``claw eval``'s
+    ``expect_push``): ``start`` and ``final`` are the object's measured (x, y), ``goal`` where it
+    was asked to go; ``settled`` says whether the scene came to rest before ``final`` was read
+    (a push that leaves things moving is not a success, wherever the object is at that moment).
+    """
     u = np.array(DIRECTIONS[direction])
-    moved = final - start
+    moved = np.asarray(final, dtype=float) - np.asarray(start, dtype=float)
     along, across = float(moved @ u), float(moved @ np.array([-u[1], u[0]]))
-    miss = float(np.linalg.norm(final - goal))
-    reason = (
-        f"{name} moved {along * 100:.1f} cm {direction} and {abs(across) * 100:.1f} "
-        f"cm sideways, {miss * 100:.1f} cm from where it was asked to go"
-    )
-    details = {"along": round(along, 4), "across": round(across, 4), "miss": round(miss, 4)}
-    return miss <= TOLERANCE, reason, details
+    miss = float(np.linalg.norm(np.asarray(final, dtype=float) - np.asarray(goal, dtype=float)))
+    if not settled:
+        reason = f"the scene did not come to rest after pushing {name}"
+    else:
+        reason = (
+            f"{name} moved {along * 100:.1f} cm {direction} and {abs(across) * 100:.1f} "
+            f"cm sideways, {miss * 100:.1f} cm from where it was asked to go"
+        )
+    details = {
+        "along": round(along, 4),
+        "across": round(across, 4),
+        "miss": round(miss, 4),
+        "tolerance": TOLERANCE,
+    }
+    return settled and miss <= TOLERANCE, reason, details
 
 
 class PushParams(SkillParams):
@@ -222,10 +241,10 @@ class Push(Skill):
         claw.move(np.array([retreat[0], retreat[1], height]), yaw, speed=0.2)
         end = claw.tcp()[0]
         claw.move(np.array([end[0], end[1], travel]), yaw)
-        claw.wait_settled()
+        settled = claw.wait_settled(arm=True)
 
         final = env.world_state().get(obj.name).xy
         success, reason, details = push_outcome(
-            obj.name, params.direction, start_xy, final, goal_xy
+            obj.name, params.direction, start_xy, final, goal_xy, settled
         )
         return result(self, claw, success, reason, **details)

@@ -200,7 +200,7 @@ def test_registered_policy_is_a_drop_in_skill(tmp_path: Path) -> None:
     env = claw.envs.TabletopEnv("default")
     env.reset(seed=0)
     call = {"skill": "move_to", "args": {"x": 0.45, "y": 0.1, "z": 0.25}}
-    outcome = execute_calls(env, [call], prefer="learned")
+    outcome = execute_calls(env, [call], prefer="learned", policies=library)
     step = outcome.steps[0]
     assert step.error is None and "policy_steps" in step.details
     tcp = env.data.site_xpos[env.robot.tcp_site]
@@ -208,7 +208,7 @@ def test_registered_policy_is_a_drop_in_skill(tmp_path: Path) -> None:
 
     stored = library.artifact_paths(library.get("move_to", record.version))[WEIGHTS_FILE]
     stored.write_bytes(stored.read_bytes()[:-1] + b"\x00")
-    refused = execute_calls(env, [call], prefer="learned")
+    refused = execute_calls(env, [call], prefer="learned", policies=library)
     assert refused.steps[0].error == "artifact_rejected"
 
 
@@ -261,3 +261,18 @@ def test_reach_task_observation_is_the_tool_state() -> None:
     env.reset(seed=0)
     obs = ReachTask().observe(env)
     assert np.allclose(obs[:3], env.data.site_xpos[env.robot.tcp_site]) and obs.shape == (6,)
+
+
+def test_run_folders_started_in_the_same_second_are_distinct(tmp_path: Path) -> None:
+    from datetime import datetime
+
+    from claw.learning.config import new_run_dir
+
+    config = tiny_config("reach", "tqc")
+    now = datetime(2026, 11, 29, 23, 2, 4)
+    first = new_run_dir(tmp_path, config, now=now)
+    second = new_run_dir(tmp_path, config, now=now)
+    assert first != second
+    assert first.is_dir() and second.is_dir()  # made, so a third run cannot take either
+    assert first.name == "reach-tqc-20261129-230204-s0"
+    assert second.name == "reach-tqc-20261129-230204-s0-2"

@@ -7,6 +7,7 @@ own word alone; refusals are checked for reasons a planner can act on.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from types import SimpleNamespace
 from typing import Any
 
 import mujoco
@@ -27,7 +28,9 @@ from claw.skills import (
 )
 from claw.skills import base as skills_base
 from claw.skills.basic import OPEN_WIDTH
+from claw.skills.learned import LearnedMoveTo
 from claw.skills.placement import RELATIONS, NoPlacement, find_placement
+from claw.skills.push import push_outcome
 
 MakeEnv = Callable[..., TabletopEnv]
 
@@ -521,6 +524,154 @@ def test_home_returns_to_rest(clear_env: TabletopEnv) -> None:
     outcome = run(env, "home")
     assert outcome.success, outcome.reason
     np.testing.assert_allclose(env.data.qpos[env.robot.arm_qpos], env.robot.rest_qpos, atol=0.005)
+
+
+# -- every skill judges at rest -------------------------------------------------------------------
+
+ARM_STILL = 0.02  # rad/s: the claw's joints count as still below this
+
+
+def arm_speed(env: TabletopEnv) -> float:
+    return float(np.abs(env.data.qvel[env.robot.arm_dofs]).max())
+
+
+def never_at_rest(env: TabletopEnv, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make every object read as moving at 5 cm/s (a scene that never comes to rest)."""
+    measured = env.object_speeds
+    monkeypatch.setattr(env, "object_speeds", lambda: measured() + 0.05)
+
+
+def test_push_fails_when_the_scene_does_not_come_to_rest(
+    clear_env: TabletopEnv, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    never_at_rest(clear_env, monkeypatch)
+    outcome = run(clear_env, "push", object="green_block", direction="left", distance=0.05)
+    assert not outcome.success
+    assert outcome.reason == "the scene did not come to rest after pushing green_block"
+    assert outcome.details["miss"] <= PUSH_TOLERANCE  # it got there, but was not judged at rest
+
+
+@pytest.mark.parametrize(
+    ("skill", "args", "reason"),
+    [
+        ("pick", {"object": "red_block"}, "the scene did not come to rest after lifting red_block"),
+        ("open_gripper", {}, "the scene did not come to rest after opening"),
+        ("close_gripper", {}, "the claw and the scene did not come to rest after closing"),
+    ],
+)
+def test_skills_fail_when_the_scene_does_not_come_to_rest(
+    clear_env: TabletopEnv,
+    monkeypatch: pytest.MonkeyPatch,
+    skill: str,
+    args: dict[str, Any],
+    reason: str,
+) -> None:
+    never_at_rest(clear_env, monkeypatch)
+    outcome = run(clear_env, skill, **args)
+    assert not outcome.success
+    assert outcome.reason == reason
+
+
+def disable_gripper_motor(env: TabletopEnv) -> None:
+    """A failed finger motor: the gripper actuator exerts no force."""
+    actuator = env.robot.gripper_actuator
+    env.model.actuator_gainprm[actuator, 0] = 0.0
+    env.model.actuator_biasprm[actuator, 1:3] = 0.0
+
+
+def test_close_gripper_fails_when_the_fingers_do_not_close(clear_env: TabletopEnv) -> None:
+    env = clear_env
+    assert env.robot.gripper_width(env.data) > 0.05  # the claw starts open
+    disable_gripper_motor(env)
+    closed = run(env, "close_gripper")
+    assert not closed.success
+    assert "could not close" in closed.reason
+    assert closed.details["holding"] == []
+    assert closed.details["width"] == pytest.approx(env.robot.gripper_width(env.data), abs=1e-4)
+    assert env.robot.gripper_width(env.data) > 0.05
+
+
+def test_close_gripper_succeeds_on_a_held_object_and_on_nothing(clear_env: TabletopEnv) -> None:
+    env = clear_env
+    closed = run(env, "close_gripper")
+    assert closed.success and closed.details["holding"] == []
+    assert arm_speed(env) < ARM_STILL
+    assert run(env, "open_gripper").success
+    assert run(env, "pick", object="red_block").success
+    again = run(env, "close_gripper")
+    assert again.success and again.details["holding"] == ["red_block"]
+    assert env.world_state().settled()
+
+
+class ScriptedPolicy:
+    """Stands in for a policy network: still for most of the horizon, then full speed along +x."""
+
+    config = SimpleNamespace(residual_scale=None)
+
+    def __init__(self, horizon: int, moving: int) -> None:
+        self.calls, self.start_moving = 0, horizon - moving
+
+    def act(self, observation: dict[str, np.ndarray]) -> np.ndarray:
+        self.calls += 1
+        return np.array([1.0, 0.0, 0.0]) if self.calls > self.start_moving else np.zeros(3)
+
+
+def test_learned_move_to_judges_once_the_claw_is_still(clear_env: TabletopEnv) -> None:
+    """A policy still moving when its horizon ends is measured where the claw comes to rest."""
+    env = clear_env
+    goal = tcp(env) + np.array([0.09, 0.0, 0.0])
+    skill = LearnedMoveTo(ScriptedPolicy(LearnedMoveTo.horizon, 3))  # type: ignore[arg-type]
+    outcome = skill(env, x=goal[0], y=goal[1], z=goal[2])
+    assert outcome.details["policy_steps"] == LearnedMoveTo.horizon
+    assert arm_speed(env) < ARM_STILL
+    error = float(np.linalg.norm(tcp(env) - goal))
+    assert outcome.details["error"] == pytest.approx(error, abs=1e-4)
+    assert outcome.success == (error <= outcome.details["tolerance"])
+
+
+def test_learned_push_judges_once_the_scene_is_still(make_env: MakeEnv) -> None:
+    env = make_env(scene="default")
+    env.reset(seed=1)  # here the claw was still rising when the push used to be judged
+    start = xy(env, "blue_block")
+    outcome = get_skill("push", "learned")(
+        env, object="blue_block", direction="left", distance=0.08
+    )
+    assert arm_speed(env) < ARM_STILL
+    assert env.world_state().settled()
+    miss = float(np.linalg.norm(xy(env, "blue_block") - (start + np.array([0.0, 0.08]))))
+    assert outcome.details["miss"] == pytest.approx(miss, abs=1e-4)
+    assert outcome.success == (miss <= PUSH_TOLERANCE), outcome.reason
+
+
+def test_learned_push_fails_when_the_scene_does_not_come_to_rest(
+    clear_env: TabletopEnv, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    never_at_rest(clear_env, monkeypatch)
+    push = get_skill("push", "learned")
+    outcome = push(clear_env, object="green_block", direction="left", distance=0.05)
+    assert not outcome.success
+    assert outcome.reason == "the scene did not come to rest after pushing green_block"
+
+
+@pytest.mark.parametrize("miss", [0.0, 0.019, 0.021, 0.04])
+def test_learned_push_judges_with_the_controllers_tolerance(
+    clear_env: TabletopEnv, miss: float
+) -> None:
+    """2 cm, as the controller push, not the training task's 5 cm."""
+    from claw.envs.tasks import PushTask
+
+    assert PUSH_TOLERANCE < 0.04 <= PushTask.threshold
+    skill = get_skill("push", "learned")
+    params = skill.Params(object="green_block", direction="left", distance=0.05)
+    task, _ = skill.goal(clear_env, params)  # type: ignore[attr-defined]
+    final = task.achieved(clear_env)
+    start = final - np.array([0.0, 0.05])
+    goal = final + np.array([miss, 0.0])  # the object ended ``miss`` short of its goal
+    success, reason, details = skill.judge(clear_env, params, task, start, goal, True)  # type: ignore[attr-defined]
+    assert success == (miss <= PUSH_TOLERANCE), reason
+    assert details["tolerance"] == PUSH_TOLERANCE
+    controller = push_outcome("green_block", "left", start, final, goal)
+    assert (success, reason, details) == controller
 
 
 # -- determinism ----------------------------------------------------------------------------------
