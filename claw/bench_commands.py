@@ -56,6 +56,11 @@ def bench_skills_command(
 
     from claw.skills.bench import bench_skills
 
+    if record:  # before the work whose figures it must store
+        with errors(as_json):
+            from claw.library.storage import SkillLibrary
+
+            SkillLibrary().check_writable()
     console = Console(stderr=True)
     with Progress(console=console, transient=True, disable=as_json) as bar:
         task = bar.add_task("episodes", total=episodes)
@@ -68,7 +73,8 @@ def bench_skills_command(
 
         from claw.library.metrics import record_controller_metrics
 
-        recorded = record_controller_metrics(result, "claw " + shlex.join(sys.argv[1:]))
+        with errors(as_json):
+            recorded = record_controller_metrics(result, "claw " + shlex.join(sys.argv[1:]))
         Console(stderr=True).print(f"recorded in the library: {', '.join(recorded)}")
     if as_json:
         print(result.model_dump_json())

@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> None:
     except click_errors.ClickException as exc:  # e.g. an unreadable file argument
         report_error("invalid_input", exc.format_message(), as_json=_json_flag(args))
         code = EXIT_BAD_INPUT
-    except (click_errors.Abort, typer.Abort):
+    except typer.Abort:
         print("error: interrupted", file=sys.stderr)
         code = EXIT_INTERRUPTED
     except KeyboardInterrupt:

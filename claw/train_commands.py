@@ -102,6 +102,10 @@ def train_command(
         for folder, what in ((out, "--out folder"), (runs_dir, "--runs-dir folder")):
             if folder is not None and resume is None:
                 check_output_dir(folder, what=what)
+        if register:  # before the training whose policy it must store
+            from claw.library.storage import SkillLibrary
+
+            SkillLibrary().check_writable()
         config, run_dir = _config_and_run_dir(
             skill, algo, steps, n_envs, seed, hyperparams or [], runs_dir, out, resume
         )

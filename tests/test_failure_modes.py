@@ -272,3 +272,21 @@ def test_eval_with_the_literal_mock(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     saved = json.loads(out.read_text())
     assert saved["planner"] == "mock:literal" and saved["overall"]["success_rate"] == 1.0
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("train", "reach", "--steps", "10", "--register"), ("bench", "skills", "--record")],
+)
+def test_commands_that_must_write_the_library_refuse_before_the_work(
+    args: tuple[str, ...], tmp_path: Path
+) -> None:
+    env = {**os.environ, "CLAW_HOME": "/sys/claw-test-home"}
+    result = subprocess.run(
+        [sys.executable, "-m", "claw", *args],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path, env=env,
+    )  # fmt: skip
+    assert result.returncode == 2, result.stderr
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error: ")]
+    assert len(errors) == 1 and "/sys/claw-test-home" in errors[0], result.stderr
+    assert not (tmp_path / "runs").exists()  # no training was started
