@@ -3,6 +3,11 @@
 As in Inner Monologue, what happened is fed back: after a failed step the planner gets the
 state as it now is and plans again (at most ``max_replans`` times). The run ends with the
 ground-truth check of the goal on the settled physics.
+
+Every plan (the first and each replan, from any planner) is refused before any of it runs when
+it has more than ``max_steps`` steps (``plan_too_long``). A run whose goal is empty has nothing
+to check at the end, so it succeeds only when its steps measure their own success — pushes and
+motions (``SELF_CHECKED_SKILLS``) — and all of them that ran last succeeded.
 """
 
 from __future__ import annotations
@@ -15,11 +20,17 @@ from pydantic import BaseModel, Field
 
 from claw.envs.errors import ClawError
 from claw.envs.tabletop import TabletopEnv
-from claw.planner.plan import Plan
+from claw.planner.plan import MAX_PLAN_STEPS, Plan, check_plan_length
 from claw.skills.executor import StepResult, execute_calls
+
+SELF_CHECKED_SKILLS = frozenset({"push", "move_to", "open_gripper", "close_gripper", "home"})
+"""Skills whose result is measured by the skill itself from the state: a push ends where it was
+asked to go (within 2 cm), a motion reaches its target. A plan of only these may have no goal."""
 
 
 class Planner(Protocol):
+    """``plan``/``replan``; a planner with a ``max_steps`` attribute is given the run's cap."""
+
     name: str
 
     def plan(self, instruction: str, env: TabletopEnv) -> Plan: ...
@@ -41,20 +52,25 @@ class RunResult(BaseModel):
     sim_seconds: float = 0.0
     wall_seconds: float = 0.0
     error: dict[str, str] | None = None
+    reason: str = Field(default="", exclude=True)
+    """Why the run failed (the failed step, the goal check, or a goal-less plan); "" on success.
+    Not yet in ``--json``'s output."""
 
 
 def _step_json(step: StepResult) -> dict[str, Any]:
     return {"skill": step.skill, "args": step.args, "success": step.success, "reason": step.reason}
 
 
-def _measured_success() -> dict[tuple[str, str], float]:
-    """The library's measured success rates, for choosing between implementations."""
-    from claw.library.storage import SkillLibrary
+def _library() -> tuple[Any, dict[tuple[str, str], float]]:
+    """The skill library, where policy skills get their (sha256-checked) networks, and its
+    measured success rates, for choosing between implementations."""
+    from claw.library import policy_source
 
+    library = policy_source()
     try:
-        return SkillLibrary().measured_success()
-    except ClawError:  # an unreadable library: the controllers run
-        return {}
+        return library, library.measured_success()
+    except ClawError:  # an unreadable manifest: the controllers run; a policy is refused
+        return library, {}
 
 
 def run_instruction(
@@ -64,14 +80,20 @@ def run_instruction(
     max_replans: int = 3,
     prefer: str | None = None,
     on_event: Callable[[str, Any], None] | None = None,
+    max_steps: int = MAX_PLAN_STEPS,
 ) -> RunResult:
     """Plan, run and check an instruction on ``env`` (already reset to its scene).
 
     ``prefer`` (``learned`` / ``controller``) picks a skill's implementation where it has both;
     without it, the one with the best success measured in the skill library runs.
 
+    ``max_steps`` caps every plan's length (``--max-steps``): a longer plan or replan is refused
+    before any of it runs, with the error ``plan_too_long``. Planners that bound their own plans
+    (a ``max_steps`` attribute, as the LLM planner's) are given the same cap.
+
     Expected problems — unreadable instructions, unknown objects, a failed plan — are in the
-    result, with ``error`` set for those found before anything moved.
+    result, with ``error`` set for those found before anything moved (and for a replan that
+    cannot be made).
     """
     env = env.unwrapped  # type: ignore[assignment]
     notify = on_event or (lambda kind, payload: None)
@@ -83,18 +105,23 @@ def run_instruction(
         result.wall_seconds = round(time.perf_counter() - start_wall, 3)
         return result
 
+    if max_steps < 1:
+        raise ValueError(f"max_steps must be at least 1, not {max_steps}")
+    if hasattr(planner, "max_steps"):
+        planner.max_steps = max_steps
     try:
         plan = planner.plan(instruction, env)
+        check_plan_length(plan, max_steps)
     except ClawError as exc:
         result.error = {"kind": exc.kind, "message": str(exc)}
         return finish()
-    measured = _measured_success() if prefer is None else None
+    library, measured = _library()
     result.goal = list(plan.goal)
     result.plan = [call.model_dump() for call in plan.steps]
     notify("plan", plan)
 
     while True:
-        outcome = execute_calls(env, plan.steps, prefer=prefer, measured=measured)
+        outcome = execute_calls(env, plan.steps, prefer=prefer, measured=measured, policies=library)
         for step in outcome.steps:
             result.steps.append(_step_json(step))
             notify("step", step)
@@ -115,6 +142,7 @@ def run_instruction(
         result.replans += 1
         try:
             plan = planner.replan(instruction, plan, env, failure)
+            check_plan_length(plan, max_steps)
         except ClawError as exc:
             result.error = {"kind": exc.kind, "message": str(exc)}
             return finish()
@@ -125,5 +153,27 @@ def run_instruction(
     check = env.check(result.goal)
     last_failed = bool(result.steps) and not result.steps[-1]["success"]
     result.success = check.success and not last_failed
+    if last_failed:
+        result.reason = f"step {result.steps[-1]['skill']} failed: {result.steps[-1]['reason']}"
+    elif not check.success:
+        result.reason = check.reason
+    elif not result.goal:
+        result.reason = _goalless_problem(result.steps)
+        if result.reason:
+            result.success = False
+            check = check.model_copy(update={"success": False, "reason": result.reason})
     notify("goal", check)
     return finish()
+
+
+def _goalless_problem(steps: list[dict[str, Any]]) -> str:
+    """Why a run with an empty goal cannot count as a success ("" when it can)."""
+    if not steps:
+        return "the plan has no goal and no steps: nothing was done"
+    unchecked = sorted({s["skill"] for s in steps} - SELF_CHECKED_SKILLS)
+    if unchecked:
+        return (
+            f"the plan has no goal to check, and {', '.join(unchecked)} do not measure their own "
+            "success (only pushes and motions do)"
+        )
+    return ""

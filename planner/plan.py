@@ -9,6 +9,20 @@ from claw.envs.predicates import check_objects, parse_predicate
 from claw.envs.tabletop import TabletopEnv
 from claw.skills.executor import SkillCall, bind
 
+MAX_PLAN_STEPS = 50
+"""The most skill calls a plan may have (``run_instruction(max_steps=...)``, ``--max-steps``).
+
+The longest plan the offline planner makes for the project's instruction sets has 8 steps (every
+block of a scene moved); 50 leaves room for crowded scenes and clearing, and stops a runaway
+plan (a model's 100,000 steps) before anything moves.
+"""
+
+
+class PlanTooLongError(ClawError, ValueError):
+    """A plan with more steps than the cap: refused before any of it runs."""
+
+    kind = "plan_too_long"
+
 
 class Plan(BaseModel):
     """Goal predicates (ground truth to check at the end) and an ordered list of skill calls."""
@@ -37,3 +51,22 @@ def plan_problems(plan: Plan, env: TabletopEnv) -> list[ClawError]:
         except ClawError as exc:
             problems.append(exc)
     return problems
+
+
+def check_plan_length(plan: Plan, max_steps: int = MAX_PLAN_STEPS) -> None:
+    """Refuse a plan longer than ``max_steps``.
+
+    Raises:
+        PlanTooLongError: the plan has more steps; the message says how many, the cap, and how
+            to raise it.
+    """
+    if len(plan.steps) > max_steps:
+        raise PlanTooLongError(too_long_message(len(plan.steps), max_steps))
+
+
+def too_long_message(steps: int, max_steps: int) -> str:
+    """Why a plan of ``steps`` steps is refused, and how to allow it."""
+    return (
+        f"the plan has {steps} steps, more than the cap of {max_steps} "
+        "(raise it with --max-steps if a plan this long is intended)"
+    )

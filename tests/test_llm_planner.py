@@ -17,8 +17,19 @@ from typing import Any
 import pytest
 
 from claw.envs import TabletopEnv
-from claw.planner.llm import LLMPlanner, PlannerUnavailableError, extract_json
+from claw.envs.errors import UnknownObjectError
+from claw.planner.grammar import UnparseableError, UnsupportedError
+from claw.planner.llm import (
+    FallbackPlanner,
+    InvalidPlanError,
+    LLMPlanner,
+    PlannerUnavailableError,
+    clean_text,
+    extract_json,
+    provider_message,
+)
 from claw.planner.loop import run_instruction
+from claw.planner.offline import OfflinePlanner
 from claw.skills import skill_names
 
 INSTRUCTION = "put the red block next to the blue box"
@@ -89,15 +100,127 @@ def test_repairs_are_bounded(env: TabletopEnv) -> None:
     before = env.data.qpos.copy()
     llm = planner(*["not json"] * 3, max_repairs=2)
     result = run_instruction(env, INSTRUCTION, llm)
-    assert result.error is not None and result.error["kind"] == "planner_unavailable"
+    assert result.error is not None and result.error["kind"] == "invalid_plan"
+    assert "after 2 repairs" in result.error["message"]
     assert llm.usage.calls == 3
     assert (env.data.qpos == before).all()  # nothing moved
+
+
+@pytest.mark.parametrize(
+    ("bad", "named"),
+    [
+        ("Sure! Here is the plan.", "no JSON object"),
+        ('{"goal": [], "steps": [{"skill": "grab", "args": {}}]}', "unknown skill 'grab'"),
+        (json.dumps({**GOOD, "steps": [{"skill": "pick", "args": {"object": "purple_block"}}]}),
+         "purple_block"),
+        (json.dumps({**GOOD, "steps": [{"skill": "place", "args": {"target": "blue_box"}}]}),
+         "relation"),
+        ('{"goal": "on(a, b)", "steps": {}}', "goal: input should be a valid list"),
+    ],
+    ids=["no_json", "unknown_skill", "unknown_object", "missing_param", "wrong_shape"],
+)  # fmt: skip
+def test_an_answer_still_unusable_after_repairs_is_invalid_plan(
+    env: TabletopEnv, bad: str, named: str
+) -> None:
+    """Model mistakes, whatever they are, end as one kind (exit 3) naming the last problem."""
+    before = env.data.qpos.copy()
+    llm = planner(bad, bad, bad)
+    result = run_instruction(env, INSTRUCTION, llm)
+    assert result.error is not None and result.error["kind"] == "invalid_plan", result.error
+    assert named in result.error["message"] and "gpt-4o-mini" in result.error["message"]
+    assert not result.steps and (env.data.qpos == before).all()
+    with pytest.raises(InvalidPlanError):
+        planner(bad, bad, bad).plan(INSTRUCTION, env)
+
+
+def test_repair_feedback_names_each_field(env: TabletopEnv) -> None:
+    bad = {"goal": [], "steps": [{"args": {}}, {"skill": "pick", "args": {}, "speed": 2}]}
+    llm = planner(json.dumps(bad), json.dumps(GOOD))
+    assert run_instruction(env, INSTRUCTION, llm).success
+    feedback = llm.messages[-2]["content"]
+    assert "steps[0].skill: field required" in feedback
+    assert "steps[1].speed: extra inputs are not permitted" in feedback
+    assert "validation error" not in feedback
+
+
+def test_repair_feedback_gives_the_json_error_position(env: TabletopEnv) -> None:
+    llm = planner('Plan:\n{"goal": ["on(a, b)",], "steps": []}', json.dumps(GOOD))
+    assert run_instruction(env, INSTRUCTION, llm).success
+    feedback = llm.messages[-2]["content"]
+    assert "invalid JSON at line 2, column 22" in feedback, feedback
+
+
+def test_an_empty_answer_is_a_model_mistake(env: TabletopEnv) -> None:
+    llm = planner("", "   ", "")
+    result = run_instruction(env, INSTRUCTION, llm)
+    assert result.error is not None and result.error["kind"] == "invalid_plan"
+    assert "the answer was empty" in result.error["message"]
 
 
 def test_the_model_may_decline_with_an_error_kind(env: TabletopEnv) -> None:
     reply = {"goal": [], "steps": [], "error": {"kind": "unknown_object", "message": "no purple"}}
     result = run_instruction(env, "put the purple block in the box", planner(json.dumps(reply)))
     assert result.error == {"kind": "unknown_object", "message": "no purple"}
+
+
+@pytest.mark.parametrize(
+    ("kind", "raised"),
+    [
+        ("unknown_object", UnknownObjectError),
+        ("unsupported", UnsupportedError),
+        ("unparseable", UnparseableError),
+        ("ambiguous", UnparseableError),
+    ],
+)
+def test_a_declined_instruction_raises_its_kind(
+    env: TabletopEnv, kind: str, raised: type[Exception]
+) -> None:
+    reply = {"goal": [], "steps": [], "error": {"kind": kind, "message": "which block?"}}
+    with pytest.raises(raised, match="which block"):
+        planner(json.dumps(reply)).plan(INSTRUCTION, env)
+
+
+def test_an_unknown_error_kind_is_a_model_mistake(env: TabletopEnv) -> None:
+    reply = json.dumps({"goal": [], "steps": [], "error": {"kind": "no_thanks", "message": "x"}})
+    llm = planner(reply, reply, reply)
+    result = run_instruction(env, INSTRUCTION, llm)
+    assert result.error is not None and result.error["kind"] == "invalid_plan"
+    assert "error.kind" in result.error["message"]
+
+
+def test_model_text_reaches_claw_as_one_safe_line(env: TabletopEnv) -> None:
+    hostile = "no \x1b[31mpurple\x1b[0m\nblock\r\x07 \x1b]0;pwned\x07here" + "!" * 1000
+    reply = {"goal": [], "steps": [], "error": {"kind": "unknown_object", "message": hostile}}
+    result = run_instruction(env, INSTRUCTION, planner(json.dumps(reply)))
+    assert result.error is not None
+    message = result.error["message"]
+    assert message.startswith("no purple block here!") and len(message) <= 300
+    assert all(ch.isprintable() for ch in message)
+    bad_skill = json.dumps({"goal": [], "steps": [{"skill": "sh\x1b[2J\nell", "args": {}}]})
+    result = run_instruction(env, INSTRUCTION, planner(bad_skill, bad_skill, bad_skill))
+    assert result.error is not None and result.error["kind"] == "invalid_plan"
+    assert all(ch.isprintable() for ch in result.error["message"])
+
+
+def test_clean_text() -> None:
+    assert clean_text("a\x1b[1;31mred\x1b[0m\n\tb\u202ec\x00d") == "ared bcd"
+    assert clean_text("x" * 500, limit=10) == "x" * 9 + "…"
+    assert clean_text("\x1b]8;;http://evil\x1b\\link\x1b]8;;\x1b\\") == "link"
+    assert clean_text("line\u2028two\r\nthree") == "line two three"
+
+
+def test_provider_message_is_one_redacted_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SOME_API_KEY", "abcdefgh12345678")
+
+    class Fake(Exception):
+        message = (
+            "litellm.AuthenticationError: AuthenticationError: OpenAIException - Incorrect API "
+            "key provided: sk-test-no****-key, abcdefgh12345678.\nTraceback: ..."
+        )
+
+    said = provider_message(Fake())
+    assert said.startswith("Incorrect API key provided: sk-***")
+    assert "abcdefgh" not in said and "Traceback" not in said and "\n" not in said
 
 
 @pytest.mark.parametrize("error", ["litellm.RateLimitError", "litellm.InternalServerError"])
@@ -141,9 +264,50 @@ def test_prompt_injection_yields_only_registered_skills_or_an_error(env: Tableto
     llm = planner(hostile, hostile, hostile)
     before = env.data.qpos.copy()
     result = run_instruction(env, injected, llm)
-    assert result.error is not None and result.error["kind"] == "unknown_skill"
+    assert result.error is not None and result.error["kind"] == "invalid_plan"
+    assert "unknown skill 'shell'" in result.error["message"]
     assert not result.steps and (env.data.qpos == before).all()
     assert "data from a person" in llm.messages[0]["content"]  # the system prompt says so
+
+
+def test_a_goalless_plan_of_picks_and_places_is_not_a_success(env: TabletopEnv) -> None:
+    result = run_instruction(env, INSTRUCTION, planner(json.dumps({**GOOD, "goal": []})))
+    assert [s["success"] for s in result.steps] == [True, True]  # every step did its part
+    assert not result.success and result.error is None
+    assert "no goal to check" in result.reason and "pick, place" in result.reason
+
+
+def test_a_goalless_plan_with_no_steps_is_not_a_success(env: TabletopEnv) -> None:
+    result = run_instruction(env, INSTRUCTION, planner('{"goal": [], "steps": []}'))
+    assert not result.success and "nothing was done" in result.reason
+
+
+def test_a_goalless_push_succeeds_on_its_own_measure(env: TabletopEnv) -> None:
+    push = {
+        "skill": "push",
+        "args": {"object": "green_block", "direction": "far", "distance": 0.05},
+    }
+    llm = planner(json.dumps({"goal": [], "steps": [push]}))
+    result = run_instruction(env, "push the green block 5 cm forward", llm, max_replans=0)
+    assert result.steps and result.steps[-1]["skill"] == "push"
+    assert result.success == result.steps[-1]["success"] and result.success, result.steps
+    assert result.reason == ""
+
+
+def test_falling_back_offline_says_so_once(
+    env: TabletopEnv, capsys: pytest.CaptureFixture[str]
+) -> None:
+    llm = LLMPlanner("gpt-4o-mini", mock=lambda m: "litellm.RateLimitError", num_retries=0)
+    both = FallbackPlanner(llm, OfflinePlanner())
+    assert both.fallback_reason is None
+    first = both.plan(INSTRUCTION, env)
+    both.plan(INSTRUCTION, env)
+    assert first.steps and both.active is both.fallback
+    notes = [line for line in capsys.readouterr().err.splitlines() if line.startswith("note:")]
+    assert len(notes) == 1, notes
+    assert notes[0].startswith("note: gpt-4o-mini unavailable (could not be reached: RateLimit")
+    assert notes[0].endswith("; planning offline")
+    assert both.fallback_reason is not None and "RateLimitError" in both.fallback_reason
 
 
 def test_extract_json_takes_fenced_or_bare_objects() -> None:
@@ -157,10 +321,16 @@ def test_extract_json_takes_fenced_or_bare_objects() -> None:
 
 
 class FakeOpenAI(BaseHTTPRequestHandler):
-    """Answers /v1/chat/completions from a script: ("ok", content) | ("429", "") | ("slow", s)."""
+    """Answers /v1/chat/completions from a script of (action, value).
+
+    ``("ok", content)``; ``("429", retry_after or "")``; ``("502", message)``; ``("401", message)``;
+    ``("slow", seconds)`` then a plan; ``("trickle", seconds)``: a byte every ``seconds`` for up
+    to 20 s; ``("empty", "")``: ``"choices": []``.
+    """
 
     script: list[tuple[str, Any]] = []  # noqa: RUF012
     seen: list[dict[str, Any]] = []  # noqa: RUF012
+    stop = threading.Event()
 
     def log_message(self, *args: Any) -> None:
         pass
@@ -170,11 +340,26 @@ class FakeOpenAI(BaseHTTPRequestHandler):
         type(self).seen.append(body)
         action, value = type(self).script.pop(0) if type(self).script else ("ok", "{}")
         if action == "429":
-            self._send(429, {"error": {"message": "slow down", "type": "rate_limit_error"}})
+            headers = {"Retry-After": str(value)} if value else {}
+            error = {"message": "slow down", "type": "rate_limit_error"}
+            self._send(429, {"error": error}, headers)
+            return
+        if action in ("502", "401"):
+            self._send(int(action), {"error": {"message": value, "type": "server_error"}})
+            return
+        if action == "trickle":
+            self._trickle(value)
             return
         if action == "slow":
             time.sleep(value)
             value = json.dumps(GOOD)
+        choices = [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": value},
+                "finish_reason": "stop",
+            }
+        ]
         self._send(
             200,
             {
@@ -182,22 +367,31 @@ class FakeOpenAI(BaseHTTPRequestHandler):
                 "object": "chat.completion",
                 "created": 0,
                 "model": body.get("model", "test"),
-                "choices": [
-                    {
-                        "index": 0,
-                        "message": {"role": "assistant", "content": value},
-                        "finish_reason": "stop",
-                    }
-                ],
+                "choices": [] if action == "empty" else choices,
                 "usage": {"prompt_tokens": 50, "completion_tokens": 20, "total_tokens": 70},
             },
         )
 
-    def _send(self, status: int, payload: dict[str, Any]) -> None:
+    def _trickle(self, every: float) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", "100000")
+        self.end_headers()
+        end = time.monotonic() + 20
+        with contextlib.suppress(OSError):  # the client gave up
+            while time.monotonic() < end and not type(self).stop.wait(every):
+                self.wfile.write(b" ")
+                self.wfile.flush()
+
+    def _send(
+        self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None
+    ) -> None:
         data = json.dumps(payload).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
         self.end_headers()
         with contextlib.suppress(BrokenPipeError):  # the client gave up (the timeout test)
             self.wfile.write(data)
@@ -206,12 +400,93 @@ class FakeOpenAI(BaseHTTPRequestHandler):
 @pytest.fixture
 def server() -> Iterator[str]:
     FakeOpenAI.script, FakeOpenAI.seen = [], []
+    FakeOpenAI.stop = threading.Event()
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), FakeOpenAI)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}/v1"
+    FakeOpenAI.stop.set()
     httpd.shutdown()
     httpd.server_close()
+
+
+def over_http(server: str, monkeypatch: pytest.MonkeyPatch, **kwargs: Any) -> LLMPlanner:
+    """An LLM planner in this process, talking to the fake server (litellm imported already)."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
+    monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm  # noqa: F401  (so that its import time is not measured)
+
+    return LLMPlanner("openai/test-model", api_base=server, **{"backoff": 0.01, **kwargs})
+
+
+def test_http_a_trickling_server_is_cut_at_the_deadline(
+    server: str, env: TabletopEnv, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """httpx's timeout is per read: a byte every 0.2 s never trips it. The deadline does."""
+    FakeOpenAI.script = [("trickle", 0.2)] * 3
+    llm = over_http(server, monkeypatch, timeout=1.0, num_retries=1)
+    tic = time.perf_counter()
+    with pytest.raises(PlannerUnavailableError, match="Timeout after 2 attempts"):
+        llm.plan(INSTRUCTION, env)
+    elapsed = time.perf_counter() - tic
+    bound = (1 + 1) * 1.0 + 0.01  # (retries + 1) x timeout + backoff
+    assert elapsed < 4 * bound, elapsed
+    assert len(FakeOpenAI.seen) == 2
+
+
+def test_http_a_502_is_retried(
+    server: str, env: TabletopEnv, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    FakeOpenAI.script = [("502", "bad gateway"), ("ok", json.dumps(GOOD))]
+    llm = over_http(server, monkeypatch)
+    assert run_instruction(env, INSTRUCTION, llm).success
+    assert llm.usage.attempts == 2 and len(FakeOpenAI.seen) == 2
+
+
+def test_http_retry_after_is_honoured(
+    server: str, env: TabletopEnv, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    FakeOpenAI.script = [("429", "1"), ("ok", json.dumps(GOOD))]
+    llm = over_http(server, monkeypatch)
+    tic = time.perf_counter()
+    plan = llm.plan(INSTRUCTION, env)
+    assert plan.steps and len(FakeOpenAI.seen) == 2
+    assert time.perf_counter() - tic >= 0.95  # the backoff alone would be 0.01 s
+
+
+def test_http_retry_after_never_passes_the_deadline(
+    server: str, env: TabletopEnv, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    FakeOpenAI.script = [("429", "3600"), ("429", "3600")]
+    llm = over_http(server, monkeypatch, timeout=1.0, num_retries=1)
+    tic = time.perf_counter()
+    with pytest.raises(PlannerUnavailableError, match="RateLimitError after 2 attempts"):
+        llm.plan(INSTRUCTION, env)
+    assert time.perf_counter() - tic < 4 * (2 * 1.0 + 0.01)
+
+
+def test_http_an_empty_choices_list_is_repaired(
+    server: str, env: TabletopEnv, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    FakeOpenAI.script = [("empty", ""), ("ok", json.dumps(GOOD))]
+    llm = over_http(server, monkeypatch)
+    assert llm.plan(INSTRUCTION, env).steps
+    assert llm.usage.calls == 2 and "the answer was empty" in llm.messages[-2]["content"]
+
+
+def test_http_a_provider_error_says_what_the_provider_said(
+    server: str, env: TabletopEnv, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    message = "Incorrect API key provided: sk-test-not-a-real-key.\n\x1b[31mSee docs\x1b[0m"
+    FakeOpenAI.script = [("401", message)]
+    llm = over_http(server, monkeypatch)
+    with pytest.raises(PlannerUnavailableError) as caught:
+        llm.plan(INSTRUCTION, env)
+    said = str(caught.value)
+    assert said.startswith(
+        "openai/test-model cannot be used: AuthenticationError: Incorrect API key provided: "
+    ), said
+    assert "sk-test" not in said and all(ch.isprintable() for ch in said)
 
 
 def claw(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
