@@ -74,11 +74,8 @@ def main(argv: list[str] | None = None) -> None:
     except click_errors.ClickException as exc:  # e.g. an unreadable file argument
         report_error("invalid_input", exc.format_message(), as_json=_json_flag(args))
         code = EXIT_BAD_INPUT
-    except typer.Abort:
-        print("error: interrupted", file=sys.stderr)
-        code = EXIT_INTERRUPTED
-    except KeyboardInterrupt:
-        print("error: interrupted", file=sys.stderr)
+    except (typer.Abort, KeyboardInterrupt):
+        report_error("interrupted", "stopped by the user")
         code = EXIT_INTERRUPTED
     raise SystemExit(code if isinstance(code, int) else EXIT_OK)
 

@@ -3,14 +3,22 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from claw.options import Planner, PreferOption
-from claw.output import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, error_of, errors, fail, markup
+from claw.output import (
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    error_of,
+    errors,
+    fail,
+    markup,
+    report_error,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -134,7 +142,7 @@ def _run(
     from rich.console import Console
     from rich.progress import Progress
 
-    from claw.envs.errors import ClawError
+    from claw.envs.exceptions import ClawError
     from claw.eval.runner import CaseResult, run_suite, suite_result
 
     console = Console()
@@ -163,8 +171,7 @@ def _run(
     _show_result(result, console)
     if result.interrupted:
         saved = f"; {len(done)} finished cases in {json_file}" if json_file else ""
-        print(f"error: interrupted after {len(done)} of {len(suite.cases)} cases{saved}",
-              file=sys.stderr)  # fmt: skip
+        report_error("interrupted", f"after {len(done)} of {len(suite.cases)} cases{saved}")
         raise typer.Exit(EXIT_INTERRUPTED)
     if report is not None:
         from claw.eval.report import write_report

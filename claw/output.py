@@ -90,7 +90,7 @@ def error_of(exc: BaseException) -> tuple[str, str]:
 def errors(as_json: bool = False) -> Iterator[None]:
     """Turn claw's expected errors (and bad values, unreadable or unwritable files) into one
     reported error and its exit code."""
-    from claw.envs.errors import ClawError
+    from claw.envs.exceptions import ClawError
 
     try:
         yield

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -17,7 +16,15 @@ from claw.options import (
     Seed,
     Timeout,
 )
-from claw.output import EXIT_FAILED, EXIT_OK, error_of, error_payload, exit_code, markup
+from claw.output import (
+    EXIT_FAILED,
+    EXIT_OK,
+    error_of,
+    error_payload,
+    exit_code,
+    markup,
+    report_error,
+)
 
 
 def _exit_code(result: Any) -> int:
@@ -89,7 +96,7 @@ def run(
     as_json: JsonFlag = False,
 ) -> None:
     """Run an instruction on the tabletop: plan, execute on physics, check, replan."""
-    from claw.envs.errors import ClawError
+    from claw.envs.exceptions import ClawError
     from claw.planner.loop import RunResult
 
     result = RunResult(instruction=instruction, success=False)
@@ -124,7 +131,7 @@ def run(
                 f"${usage.cost_usd:.4f}"
             )
         if result.error is not None:
-            print(f"error: {result.error['kind']}: {result.error['message']}", file=sys.stderr)
+            report_error(result.error["kind"], result.error["message"])
     raise typer.Exit(_exit_code(result))
 
 

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from claw.options import JsonFlag, seed_callback
-from claw.output import errors
+from claw.output import errors, markup
 
 scene_app = typer.Typer(
     help="Inspect scenes: the built-in ones or your YAML files.", no_args_is_help=True
@@ -73,7 +73,7 @@ def scene_show(
     for column in rows[0]:
         table.add_column(column)
     for row in rows:
-        table.add_row(*("" if v is None else str(v) for v in row.values()))
+        table.add_row(*("" if v is None else markup(v) for v in row.values()))
     Console().print(table)
     if image is not None:
         print(f"image: {image}")

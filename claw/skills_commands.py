@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from claw.options import JsonFlag
-from claw.output import errors
+from claw.output import errors, markup
 
 if TYPE_CHECKING:
     from claw.library.storage import SkillLibrary
@@ -47,11 +47,11 @@ def skills_list(
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=f"skills in {library.root}", title_justify="left")
+    table = Table(title=markup(f"skills in {library.root}"), title_justify="left")
     for column in ("skill", "version", "kind", "success", "description"):
         table.add_column(column)
     for r in records:
-        table.add_row(r.name, str(r.version), r.kind, _rate(r), r.description)
+        table.add_row(*(markup(v) for v in (r.name, r.version, r.kind, _rate(r), r.description)))
     Console().print(table)
 
 
@@ -71,20 +71,22 @@ def skills_show(
     from rich.pretty import Pretty
 
     console = Console()
-    console.print(f"[bold]{record.key}[/bold] ({record.kind}, {record.implementation})")
-    console.print(record.description)
+    kind = markup(f"({record.kind}, {record.implementation})")
+    console.print(f"[bold]{markup(record.key)}[/bold] {kind}")
+    console.print(markup(record.description))
     if record.examples:
-        console.print("examples: " + "; ".join(record.examples))
-    console.print(f"parameters: {', '.join(record.params_schema.get('properties', {})) or 'none'}")
+        console.print(markup("examples: " + "; ".join(record.examples)))
+    params = ", ".join(record.params_schema.get("properties", {})) or "none"
+    console.print(markup(f"parameters: {params}"))
     if record.metrics is not None:
-        console.print(f"success: {_rate(record)} under {record.metrics.conditions}")
+        console.print(markup(f"success: {_rate(record)} under {record.metrics.conditions}"))
     for artifact in record.artifacts:
         console.print(
             f"artifact: {artifact.path} sha256 {artifact.sha256[:16]}… {artifact.bytes} B"
         )
     console.print(Pretty(record.provenance.model_dump(mode="json")))
     if record.tags:
-        console.print("tags: " + ", ".join(record.tags))
+        console.print(markup("tags: " + ", ".join(record.tags)))
 
 
 @skills_app.command("search")
@@ -121,9 +123,9 @@ def skills_search(
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=f"skills for {query!r}", title_justify="left")
+    table = Table(title=markup(f"skills for {query!r}"), title_justify="left")
     for column in ("rank", "skill", "score", "matched text"):
         table.add_column(column)
     for rank, hit in enumerate(hits, 1):
-        table.add_row(str(rank), hit.record.key, f"{hit.score:.3f}", hit.matched)
+        table.add_row(str(rank), markup(hit.record.key), f"{hit.score:.3f}", markup(hit.matched))
     Console().print(table)

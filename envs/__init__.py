@@ -19,7 +19,15 @@ if not has_display():
 
 from gymnasium.envs.registration import register, registry
 
-from claw.envs.errors import ClawError, InvalidSceneError, PredicateError, UnknownObjectError
+from claw.envs.exceptions import (
+    ClawError,
+    InvalidOutputError,
+    InvalidSceneError,
+    InvalidSeedError,
+    PredicateError,
+    UnknownObjectError,
+)
+from claw.envs.outputs import SEED_MAX, check_output_dir, check_output_file, check_seed
 from claw.envs.predicates import (
     GoalResult,
     Predicate,
@@ -52,6 +60,7 @@ __all__ = [
     "PUSH_ID",
     "REACH_ID",
     "REGIONS",
+    "SEED_MAX",
     "TABLETOP_ID",
     "WORKSPACE_X",
     "WORKSPACE_Y",
@@ -59,7 +68,9 @@ __all__ = [
     "DomainRandomization",
     "GoalResult",
     "GripperState",
+    "InvalidOutputError",
     "InvalidSceneError",
+    "InvalidSeedError",
     "ObjectSpec",
     "ObjectState",
     "PlacedObject",
@@ -71,6 +82,9 @@ __all__ = [
     "UnknownObjectError",
     "WorldState",
     "builtin_scenes",
+    "check_output_dir",
+    "check_output_file",
+    "check_seed",
     "evaluate",
     "evaluate_goal",
     "parse_goal",

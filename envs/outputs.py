@@ -12,7 +12,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from claw.envs.errors import InvalidOutputError, InvalidSeedError
+from claw.envs.exceptions import InvalidOutputError, InvalidSeedError
 
 SEED_MAX = 2**32 - 1
 

@@ -1,4 +1,4 @@
-"""Ground-truth predicates (DESIGN "Predicates") evaluated on a :class:`WorldState` snapshot."""
+"""Ground-truth predicates (README, "Predicates") evaluated on a :class:`WorldState` snapshot."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from claw.envs import geometry
-from claw.envs.errors import PredicateError
+from claw.envs.exceptions import PredicateError
 from claw.envs.regions import region_anchor, resolve_region
 from claw.envs.state import SETTLED_SPEED, ObjectState, WorldState, unknown_object_error
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import re
 
-from claw.envs.errors import PredicateError
+from claw.envs.exceptions import PredicateError
 
 # Where objects are placed (their whole footprint, when sampled).
 WORKSPACE_X = (0.30, 0.65)

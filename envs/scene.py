@@ -30,7 +30,7 @@ from pydantic import (
 
 from claw.envs import geometry, regions
 from claw.envs import objects as catalog
-from claw.envs.errors import InvalidSceneError
+from claw.envs.exceptions import InvalidSceneError
 from claw.envs.objects import Color, ObjectType
 from claw.envs.outputs import check_seed
 

@@ -11,7 +11,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from claw.envs import geometry, objects
-from claw.envs.errors import UnknownObjectError
+from claw.envs.exceptions import UnknownObjectError
 
 Array = NDArray[np.float64]
 

@@ -11,7 +11,7 @@ import mujoco
 import numpy as np
 from gymnasium import spaces
 
-from claw.envs.errors import InvalidSceneError
+from claw.envs.exceptions import InvalidSceneError
 from claw.envs.model import ObjectModel, build_model
 from claw.envs.objects import inner_half_width
 from claw.envs.outputs import check_seed

@@ -1,1 +1,49 @@
-"""Offline evaluation: suites, mocked LLMs, metrics and reports."""
+"""Offline evaluation: suites, planners by name (mocked LLMs, cassettes), metrics and reports.
+
+::
+
+    from claw.eval import load_suite, run_suite
+
+    result = run_suite(load_suite("basic"), planner="mock:oracle", workers=2)
+"""
+
+from claw.eval.cassette import Cassette
+from claw.eval.compare import Comparison, compare, compare_files
+from claw.eval.exceptions import (
+    CassetteError,
+    CassetteMiss,
+    InvalidPlannerError,
+    InvalidReportError,
+    InvalidSuiteError,
+)
+from claw.eval.planners import PLANNERS, PlannerSpec, make_planner, parse_planner
+from claw.eval.report import Report, write_report
+from claw.eval.runner import CaseResult, SuiteResult, judge, run_case, run_suite
+from claw.eval.suite import Case, ExpectedPush, Suite, load_suite
+
+__all__ = [
+    "PLANNERS",
+    "Case",
+    "CaseResult",
+    "Cassette",
+    "CassetteError",
+    "CassetteMiss",
+    "Comparison",
+    "ExpectedPush",
+    "InvalidPlannerError",
+    "InvalidReportError",
+    "InvalidSuiteError",
+    "PlannerSpec",
+    "Report",
+    "Suite",
+    "SuiteResult",
+    "compare",
+    "compare_files",
+    "judge",
+    "load_suite",
+    "make_planner",
+    "parse_planner",
+    "run_case",
+    "run_suite",
+    "write_report",
+]

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from claw.envs.errors import ClawError
+from claw.eval.exceptions import CassetteError, CassetteMiss
 from claw.library.files import atomic_write
 
 
@@ -20,21 +20,6 @@ def key(model: str, messages: list[dict[str, str]]) -> str:
     """The cassette key of a request: sha256 of the model and the messages."""
     text = json.dumps({"model": model, "messages": messages}, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()
-
-
-class CassetteMiss(ClawError, KeyError):
-    """A request the cassette has no answer for."""
-
-    kind = "planner_unavailable"
-
-    def __str__(self) -> str:
-        return str(self.args[0]) if self.args else ""
-
-
-class CassetteError(ClawError, ValueError):
-    """A cassette file that cannot be read (not JSON, not a cassette, not UTF-8)."""
-
-    kind = "invalid_input"
 
 
 class Cassette:

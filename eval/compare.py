@@ -8,15 +8,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ValidationError
 
-from claw.envs.errors import ClawError
+from claw.eval.exceptions import InvalidReportError
 from claw.eval.report import METRICS, format_metric
 from claw.eval.runner import SuiteResult
-
-
-class InvalidReportError(ClawError, ValueError):
-    """A file that is not a JSON report written by ``claw eval --json``."""
-
-    kind = "invalid_report"
 
 
 def load_report(path: str | Path) -> SuiteResult:

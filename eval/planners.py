@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
-from claw.envs.errors import ClawError
+from claw.eval.exceptions import InvalidPlannerError
 
 if TYPE_CHECKING:
     from claw.envs.tabletop import TabletopEnv
@@ -38,12 +38,6 @@ PLANNERS = (
 MOCKS = ("oracle", "literal", "noisy", "faulty")
 
 
-class InvalidPlannerError(ClawError, ValueError):
-    """A ``--planner`` (or ``--fallback``) that names no planner claw has."""
-
-    kind = "invalid_input"
-
-
 class PlannerSpec(BaseModel):
     """A parsed ``--planner`` value."""
 
@@ -53,11 +47,6 @@ class PlannerSpec(BaseModel):
     mock: Literal["oracle", "literal", "noisy", "faulty"] | None = None
     probability: float | None = None
     cassette: Path | None = None
-
-    @property
-    def needs_case(self) -> bool:
-        """Whether the planner answers from a suite case's ground truth."""
-        return self.kind == "mock"
 
 
 def parse_planner(text: str | None) -> PlannerSpec:

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, Field
 
-from claw.envs.errors import InvalidSceneError
+from claw.envs.exceptions import InvalidSceneError
 from claw.envs.tabletop import TabletopEnv
 from claw.eval.suite import Case, ExpectedPush, Suite
 from claw.planner.loop import RunResult, run_instruction

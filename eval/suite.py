@@ -1,4 +1,4 @@
-"""Evaluation suites: instructions with their ground truth, in YAML (DESIGN's suite format)."""
+"""Evaluation suites: instructions and ground truth in YAML (README, "Offline evaluation")."""
 
 from __future__ import annotations
 
@@ -15,18 +15,13 @@ from pydantic import (
     model_validator,
 )
 
-from claw.envs.errors import ClawError
+from claw.envs.exceptions import ClawError
 from claw.envs.outputs import check_seed
 from claw.envs.predicates import parse_predicate
+from claw.eval.exceptions import InvalidSuiteError
 
 SUITES_DIR = Path(__file__).with_name("suites")
 ErrorKind = Literal["unknown_object", "unparseable", "unsupported", "invalid_scene"]
-
-
-class InvalidSuiteError(ClawError, ValueError):
-    """A suite file that cannot be used; the message names the case and the field."""
-
-    kind = "invalid_suite"
 
 
 class ExpectedPush(BaseModel):

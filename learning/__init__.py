@@ -4,5 +4,6 @@ Importing this package imports nothing heavy; ``claw.learning.train`` pulls in S
 """
 
 from claw.learning.config import ALGORITHMS, TrainConfig, load_config
+from claw.learning.exceptions import InvalidConfigError
 
-__all__ = ["ALGORITHMS", "TrainConfig", "load_config"]
+__all__ = ["ALGORITHMS", "InvalidConfigError", "TrainConfig", "load_config"]

@@ -11,7 +11,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from claw.envs.errors import InvalidParamsError
+from claw.learning.exceptions import InvalidConfigError
 
 HYPERPARAMS_DIR = Path(__file__).with_name("hyperparams")
 ALGORITHMS = ("tqc", "sac", "td3", "ppo")
@@ -57,12 +57,12 @@ def hyperparams_file(skill: str) -> Path:
     """The YAML file of a skill's hyperparameters.
 
     Raises:
-        InvalidParamsError: no file for this skill; the message lists the skills that have one.
+        InvalidConfigError: no file for this skill; the message lists the skills that have one.
     """
     path = HYPERPARAMS_DIR / f"{skill}.yaml"
     if not path.is_file():
         known = ", ".join(sorted(p.stem for p in HYPERPARAMS_DIR.glob("*.yaml")))
-        raise InvalidParamsError(f"no training config for skill {skill!r}; trainable: {known}")
+        raise InvalidConfigError(f"no training config for skill {skill!r}; trainable: {known}")
     return path
 
 
@@ -80,11 +80,11 @@ def parse_override(text: str) -> dict[str, Any]:
     """``"algo_kwargs.learning_rate=3e-4"`` as a nested mapping (values read as YAML).
 
     Raises:
-        InvalidParamsError: the text is not ``key=value``.
+        InvalidConfigError: the text is not ``key=value``.
     """
     key, sep, value = text.partition("=")
     if not sep or not key.strip():
-        raise InvalidParamsError(
+        raise InvalidConfigError(
             f"hyperparameter override {text!r} is not KEY=VALUE (e.g. algo_kwargs.gamma=0.98)"
         )
     nested: dict[str, Any] = {}
@@ -111,12 +111,12 @@ def load_config(
         fields: Top-level fields to set (``seed``, ``total_timesteps``, ``n_envs``), if not None.
 
     Raises:
-        InvalidParamsError: an unknown skill or algorithm, or a config that does not validate.
+        InvalidConfigError: an unknown skill or algorithm, or a config that does not validate.
     """
     raw = yaml.safe_load(hyperparams_file(skill).read_text())
     algo = algo or raw["default_algo"]
     if algo not in raw["algos"]:
-        raise InvalidParamsError(
+        raise InvalidConfigError(
             f"unknown algorithm {algo!r} for {skill}; allowed: {', '.join(raw['algos'])}"
         )
     resolved = _merge(raw.get("common", {}), raw["algos"][algo])
@@ -129,7 +129,7 @@ def load_config(
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
-        raise InvalidParamsError(f"training config for {skill}: {where}: {first['msg']}") from None
+        raise InvalidConfigError(f"training config for {skill}: {where}: {first['msg']}") from None
 
 
 def new_run_dir(root: str | Path, config: TrainConfig, now: datetime | None = None) -> Path:

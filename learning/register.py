@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from claw.envs.errors import InvalidParamsError
 from claw.learning.evaluate import MEASURED_WITHIN, evaluate_policy
+from claw.learning.exceptions import InvalidConfigError
 from claw.learning.export import write_config
 from claw.library.builtins import implementation_ref, policy_metrics, success_tolerance
 from claw.library.files import git_commit
@@ -29,14 +29,14 @@ def register_policy(
     the training env's 5 cm), with the conditions it was measured under.
 
     Raises:
-        InvalidParamsError: the policy's task has no skill to implement.
+        InvalidConfigError: the policy's task has no skill to implement.
         ArtifactError: the exported files are missing or inconsistent.
         LibraryError: the library cannot be written (found before measuring).
     """
     folder = Path(policy_dir)
     network = PolicyNetwork.load(folder)
     if network.config.task not in LEARNED_SKILLS:
-        raise InvalidParamsError(
+        raise InvalidConfigError(
             f"no skill takes a {network.config.task!r} policy; allowed: {', '.join(LEARNED_SKILLS)}"
         )
     cls = LEARNED_SKILLS[network.config.task]

@@ -42,8 +42,8 @@ from stable_baselines3.common.utils import set_random_seed
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecNormalize
 
 import claw.envs  # noqa: F401  (registers the training envs)
-from claw.envs.errors import InvalidParamsError
 from claw.learning.config import OFF_POLICY, TrainConfig
+from claw.learning.exceptions import InvalidConfigError
 from claw.learning.export import export_policy, zero_output_layer
 from claw.library.files import atomic_write, git_commit
 
@@ -107,10 +107,10 @@ def make_model(config: TrainConfig, env: VecEnv, tensorboard_dir: Path) -> BaseA
         )
     if config.her is not None:
         if config.algo not in OFF_POLICY:
-            raise InvalidParamsError(f"HER needs an off-policy algorithm, not {config.algo}")
+            raise InvalidConfigError(f"HER needs an off-policy algorithm, not {config.algo}")
         horizon = gym.spec(config.env_id).max_episode_steps or 0
         if kwargs.get("learning_starts", 100) <= horizon:
-            raise InvalidParamsError(
+            raise InvalidConfigError(
                 f"with HER, algo_kwargs.learning_starts must exceed the episode length "
                 f"({horizon} steps of {config.env_id})"
             )
@@ -196,7 +196,7 @@ def train(
     run_dir = Path(run_dir)
     checkpoint = latest_checkpoint(run_dir) if resume else None
     if resume and checkpoint is None:
-        raise InvalidParamsError(f"cannot resume {run_dir}: it has no checkpoints/model_*.zip")
+        raise InvalidConfigError(f"cannot resume {run_dir}: it has no checkpoints/model_*.zip")
     run_dir.mkdir(parents=True, exist_ok=True)
     atomic_write(run_dir / "config.yaml", yaml.safe_dump(config.model_dump(mode="json")).encode())
 

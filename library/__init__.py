@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from claw.library.storage import SkillLibrary
+from claw.library.exceptions import LibraryError, LibraryWriteError
+from claw.library.index import SearchHit
+from claw.library.manifest import Artifact, Metrics, Provenance, SkillRecord
+from claw.library.metrics import record_controller_metrics
+from claw.library.storage import SkillLibrary, default_root
 
 
 def policy_source(root: str | os.PathLike[str] | None = None) -> SkillLibrary:
@@ -16,10 +18,22 @@ def policy_source(root: str | os.PathLike[str] | None = None) -> SkillLibrary:
     Its ``policy(cls)`` gives the latest registered policy of a skill class, its files checked
     against the manifest's sha256 (``ArtifactError`` if they differ, before anything moves). A
     library that cannot be written is read as it is, the shipped policies standing in for what
-    it lacks. Policy skills ask it when no network or other source was given to them
-    (``PolicySkill.prepare``); the executor passes on a source its caller gives
-    (``execute_calls(..., policies=...)``).
+    it lacks. ``claw.planner.run_instruction`` passes it to the executor
+    (``execute_calls(..., policies=...)``), which hands it to the policy skills.
     """
-    from claw.library.storage import SkillLibrary
-
     return SkillLibrary(root)
+
+
+__all__ = [
+    "Artifact",
+    "LibraryError",
+    "LibraryWriteError",
+    "Metrics",
+    "Provenance",
+    "SearchHit",
+    "SkillLibrary",
+    "SkillRecord",
+    "default_root",
+    "policy_source",
+    "record_controller_metrics",
+]

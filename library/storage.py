@@ -7,10 +7,8 @@ Layout under ``$CLAW_HOME/library`` (default ``~/.claw/library``)::
     index.faiss, index.json the retrieval index and what it was built from (derived; rebuilt)
     .lock                   writers hold an exclusive lock on it
 
-Writes go to a temporary file that is fsynced and renamed over the old one, so a crash leaves
-either the previous manifest or the new one, never a torn file; what a killed writer left behind
-(temporary files, artifact folders no record names) is removed by the next write once it is
-``ORPHAN_AGE`` seconds old. Nothing is ever unpickled.
+Writes are atomic and locked (:class:`~claw.library.store.ManifestStore`). Nothing is ever
+unpickled.
 
 A library that cannot be written (a read-only or missing-and-uncreatable folder) is read as it
 is: the built-in skills it lacks are held in memory (their shipped files read in place), the
@@ -20,20 +18,14 @@ index is not saved, and a note says so once on stderr. Writing to it (``register
 
 from __future__ import annotations
 
-import fcntl
 import functools
-import json
 import os
 import shutil
 import sys
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
-
-from claw.envs.errors import ArtifactError, LibraryError, UnknownSkillError
 from claw.library.builtins import (
     builtin_records,
     bundled_artifacts,
@@ -41,31 +33,19 @@ from claw.library.builtins import (
     implementation_ref,
     record_of,
 )
-from claw.library.files import atomic_write, git_commit, remove_old, sha256_of
-from claw.library.manifest import Artifact, Manifest, Metrics, Provenance, SkillRecord
+from claw.library.exceptions import LibraryWriteError
+from claw.library.files import git_commit, sha256_of
+from claw.library.manifest import Artifact, Metrics, Provenance, SkillRecord
+from claw.library.store import ARTIFACTS, ManifestStore
 from claw.skills.base import Skill, skill_implementations, skill_names
+from claw.skills.exceptions import ArtifactError, UnknownSkillError
 from claw.skills.policy import WEIGHTS_FILE, PolicyNetwork
 
 if TYPE_CHECKING:
     from claw.library.embedding import Embedder
     from claw.library.index import SearchHit, SkillIndex
 
-MANIFEST = "manifest.json"
-LOCK = ".lock"
-ARTIFACTS = "artifacts"
-ORPHAN_AGE = 60.0  # s: a temporary file or unnamed artifact folder this old has no live writer
-WRITTEN_FILES = (MANIFEST, "index.faiss", "index.json", "index.centroids.npy")
-"""Files written atomically in the root: their temporaries are ``.NAME.*``."""
-
 _noted_read_only: set[Path] = set()  # libraries this process has said it cannot write
-
-
-class LibraryWriteError(LibraryError):
-    """The library's folder cannot be written (read-only, not creatable, not a folder)."""
-
-    def __init__(self, root: Path, exc: OSError) -> None:
-        self.reason = exc.strerror or type(exc).__name__
-        super().__init__(f"cannot write the skill library at {root} ({self.reason})")
 
 
 def default_root() -> Path:
@@ -73,7 +53,7 @@ def default_root() -> Path:
     return Path(os.environ.get("CLAW_HOME", "~/.claw")).expanduser() / "library"
 
 
-class SkillLibrary:
+class SkillLibrary(ManifestStore):
     """Persistent, versioned skills with retrieval.
 
     Args:
@@ -88,8 +68,7 @@ class SkillLibrary:
         register_builtins: bool = True,
         embedder: Embedder | str | None = None,
     ):
-        self.root = Path(root) if root is not None else default_root()
-        self.manifest_path = self.root / MANIFEST
+        super().__init__(Path(root) if root is not None else default_root())
         self._embedder = embedder
         self._index: SkillIndex | None = None
         self.read_only: str | None = None
@@ -163,37 +142,6 @@ class SkillLibrary:
 
     # -- reading ---------------------------------------------------------------------------------
 
-    def manifest(self) -> Manifest:
-        """The manifest as it is on disk (empty when there is none yet).
-
-        Raises:
-            LibraryError: the file is not a valid manifest; the message names it.
-        """
-        try:
-            data = self.manifest_path.read_bytes()
-        except (FileNotFoundError, NotADirectoryError):
-            return Manifest()
-        except OSError as exc:
-            raise LibraryError(
-                f"cannot read library manifest {self.manifest_path} ({exc.strerror or exc})"
-            ) from None
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise LibraryError(
-                f"library manifest {self.manifest_path} is damaged (not UTF-8 text at byte "
-                f"{exc.start}); restore it from a backup or move it away to start a new library"
-            ) from None
-        try:
-            return Manifest.model_validate_json(text)
-        except ValidationError as exc:
-            problem = exc.errors()[0]
-            where = ".".join(str(p) for p in problem["loc"])
-            raise LibraryError(
-                f"library manifest {self.manifest_path} is damaged ({where}: {problem['msg']}); "
-                "restore it from a backup or move it away to start a new library"
-            ) from None
-
     def records(self) -> list[SkillRecord]:
         """Every version of every skill (with the built-ins held in memory, if read-only)."""
         return self.manifest().skills + self._in_memory
@@ -225,55 +173,6 @@ class SkillLibrary:
         raise UnknownSkillError(f"{name} has no version {version}; versions: {have}")
 
     # -- writing ---------------------------------------------------------------------------------
-
-    @contextmanager
-    def _locked(self) -> Iterator[Manifest]:
-        """Hold the writers' lock; yields the current manifest, saved atomically on exit.
-
-        Raises:
-            LibraryWriteError: the folder cannot be written; the message names it.
-        """
-        try:
-            self.root.mkdir(parents=True, exist_ok=True)
-            lock = (self.root / LOCK).open("a")
-        except OSError as exc:
-            raise LibraryWriteError(self.root, exc) from None
-        with lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            try:
-                manifest = self.manifest()
-                yield manifest
-                data = manifest.model_dump_json(indent=1).encode()
-                try:
-                    atomic_write(self.manifest_path, data)
-                except OSError as exc:
-                    raise LibraryWriteError(self.root, exc) from None
-                self._remove_orphans(manifest)
-            finally:
-                fcntl.flock(lock, fcntl.LOCK_UN)
-
-    def check_writable(self) -> None:
-        """Make sure the library can be written, before work whose result it must store.
-
-        Raises:
-            LibraryWriteError: it cannot; the message names the folder.
-        """
-        try:
-            self.root.mkdir(parents=True, exist_ok=True)
-            (self.root / LOCK).open("a").close()
-            probe = self.root / f".{MANIFEST}.probe-{os.getpid()}"
-            probe.write_bytes(b"")
-            probe.unlink()
-        except OSError as exc:
-            raise LibraryWriteError(self.root, exc) from None
-
-    def _remove_orphans(self, manifest: Manifest, age: float = ORPHAN_AGE) -> list[Path]:
-        """Remove what killed writers left (under the lock, after a write): temporary files and
-        artifact folders no record names, when older than ``age`` seconds. Returns them."""
-        named = {(self.root / a.path).parent for r in manifest.skills for a in r.artifacts}
-        temporaries = [t for name in WRITTEN_FILES for t in self.root.glob(f".{name}.*")]
-        versions = list((self.root / ARTIFACTS).glob("*/v*"))
-        return remove_old(temporaries, [v for v in versions if v not in named], age)
 
     def _use_read_only(self, reason: str) -> None:
         """Go on without writing; say so once per process and library."""
@@ -497,8 +396,3 @@ class SkillLibrary:
 @functools.lru_cache(maxsize=16)
 def _load_policy(folder: Path, weights_sha256: str) -> PolicyNetwork:
     return PolicyNetwork.load(folder, expected_sha256=weights_sha256)
-
-
-def dump_json(records: Iterable[SkillRecord]) -> str:
-    """Records as a JSON array (for ``--json``)."""
-    return json.dumps([r.model_dump(mode="json") for r in records], indent=1)

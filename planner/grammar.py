@@ -19,8 +19,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from claw.envs.errors import ClawError, PredicateError, UnknownObjectError
+from claw.envs.exceptions import ClawError, PredicateError, UnknownObjectError
 from claw.envs.regions import resolve_region
+from claw.planner.exceptions import UnparseableError, UnsupportedError
 from claw.planner.vocabulary import (
     COLOR_WORDS,
     DEFAULT_PUSH,
@@ -36,19 +37,6 @@ from claw.planner.vocabulary import (
     UNITS,
     UNSUPPORTED_VERBS,
 )
-
-
-class UnparseableError(ClawError, ValueError):
-    """No request could be read from the instruction."""
-
-    kind = "unparseable"
-
-
-class UnsupportedError(ClawError, ValueError):
-    """A request that no registered skill can carry out."""
-
-    kind = "unsupported"
-
 
 _CLAUSE_SPLIT = re.compile(
     r"\s*(?:(?:[;!?]|\.(?!\d))+|,?\s+(?:and\s+)?then\s+|,?\s+(?:and\s+)?after\s+that,?\s+|"

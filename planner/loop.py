@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
 
-from claw.envs.errors import ClawError
+from claw.envs.exceptions import ClawError
 from claw.envs.tabletop import TabletopEnv
 from claw.planner.plan import MAX_PLAN_STEPS, Plan, check_plan_length
 from claw.skills.executor import StepResult, execute_calls
@@ -112,10 +112,10 @@ def run_instruction(
     try:
         plan = planner.plan(instruction, env)
         check_plan_length(plan, max_steps)
+        library, measured = _library()  # a damaged library stops the run before anything moves
     except ClawError as exc:
         result.error = {"kind": exc.kind, "message": str(exc)}
         return finish()
-    library, measured = _library()
     result.goal = list(plan.goal)
     result.plan = [call.model_dump() for call in plan.steps]
     notify("plan", plan)

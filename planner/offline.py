@@ -16,23 +16,18 @@ import itertools
 
 import numpy as np
 
-from claw.envs.errors import ClawError
+from claw.envs.exceptions import ClawError
 from claw.envs.predicates import AT_RADIUS, evaluate, parse_predicate
 from claw.envs.regions import REGIONS, region_anchor
 from claw.envs.state import WorldState
 from claw.envs.tabletop import TabletopEnv
-from claw.planner.grammar import (
-    NounPhrase,
-    Request,
-    UnparseableError,
-    UnsupportedError,
-    missing_object_error,
-    parse_instruction,
-)
+from claw.planner.exceptions import UnparseableError, UnsupportedError
+from claw.planner.grammar import NounPhrase, Request, missing_object_error, parse_instruction
 from claw.planner.plan import Plan
+from claw.skills.exceptions import NoPlacement
 from claw.skills.executor import SkillCall
 from claw.skills.pick import held_object, supported_by
-from claw.skills.placement import NoPlacement, find_placement
+from claw.skills.placement import find_placement
 
 REGION_CLEARING = 0.15  # m from a region's anchor: blocks this near may be moved to make room
 BOX_MARGIN = 0.002  # m: a box this far inside a region's radius holds blocks ``at`` the region

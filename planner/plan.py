@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from claw.envs.errors import ClawError
+from claw.envs.exceptions import ClawError
 from claw.envs.predicates import check_objects, parse_predicate
 from claw.envs.tabletop import TabletopEnv
+from claw.planner.exceptions import PlanTooLongError
 from claw.skills.executor import SkillCall, bind
 
 MAX_PLAN_STEPS = 50
@@ -16,12 +17,6 @@ The longest plan the offline planner makes for the project's instruction sets ha
 block of a scene moved); 50 leaves room for crowded scenes and clearing, and stops a runaway
 plan (a model's 100,000 steps) before anything moves.
 """
-
-
-class PlanTooLongError(ClawError, ValueError):
-    """A plan with more steps than the cap: refused before any of it runs."""
-
-    kind = "plan_too_long"
 
 
 class Plan(BaseModel):

@@ -18,12 +18,25 @@ from claw.skills.base import (
     skill_implementations,
     skill_names,
 )
+from claw.skills.exceptions import ArtifactError, InvalidParamsError, NoPlacement, UnknownSkillError
+from claw.skills.executor import ExecutionResult, SkillCall, StepResult, execute_calls
+from claw.skills.learned import PolicySource, ShippedPolicies
 
 __all__ = [
+    "ArtifactError",
+    "ExecutionResult",
+    "InvalidParamsError",
+    "NoPlacement",
     "ObjectName",
+    "PolicySource",
+    "ShippedPolicies",
     "Skill",
+    "SkillCall",
     "SkillParams",
     "SkillResult",
+    "StepResult",
+    "UnknownSkillError",
+    "execute_calls",
     "get_skill",
     "register_skill",
     "skill_implementations",

@@ -7,9 +7,10 @@ from typing import Annotated, Any, ClassVar, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from claw.envs.errors import ClawError, UnknownSkillError
+from claw.envs.exceptions import ClawError
 from claw.envs.state import unknown_object_error
 from claw.envs.tabletop import TabletopEnv
+from claw.skills.exceptions import UnknownSkillError
 
 SkillKind = Literal["controller", "policy"]
 

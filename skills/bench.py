@@ -13,7 +13,8 @@ from pydantic import BaseModel, Field
 from claw.envs.regions import REGIONS
 from claw.envs.tabletop import TabletopEnv
 from claw.skills.base import Skill, SkillResult, get_skill
-from claw.skills.placement import RELATIONS, NoPlacement, find_placement
+from claw.skills.exceptions import NoPlacement
+from claw.skills.placement import RELATIONS, find_placement
 from claw.skills.push import DIRECTIONS
 
 SCENES = ("default", "dense")

@@ -7,9 +7,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from claw.envs.errors import ClawError, InvalidParamsError
+from claw.envs.exceptions import ClawError
 from claw.envs.tabletop import TabletopEnv
 from claw.skills.base import Skill, SkillParams, get_skill, skill_implementations
+from claw.skills.exceptions import InvalidParamsError
 from claw.skills.learned import PolicySkill, PolicySource
 
 

@@ -8,13 +8,14 @@ from typing import Literal
 import numpy as np
 from pydantic import Field
 
-from claw.envs.errors import ClawError
+from claw.envs.exceptions import ClawError
 from claw.envs.predicates import evaluate
 from claw.envs.regions import region_anchor, resolve_region
 from claw.envs.state import WorldState, unknown_object_error
 from claw.envs.tabletop import TabletopEnv
 from claw.skills.base import Skill, SkillParams, SkillResult, register_skill
 from claw.skills.basic import result
+from claw.skills.exceptions import NoPlacement
 from claw.skills.motion import Claw, wrap_angle
 from claw.skills.pick import (
     GRASP_MARGIN,
@@ -23,7 +24,7 @@ from claw.skills.pick import (
     object_width,
     safe_height,
 )
-from claw.skills.placement import NoPlacement, find_placement
+from claw.skills.placement import find_placement
 
 Relation = Literal["on", "in", "next_to", "left_of", "right_of", "behind", "in_front_of", "at"]
 INSIDE_MARGIN = 0.014  # m the fingers open beyond the object to release it inside a box

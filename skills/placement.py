@@ -18,7 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from claw.envs import geometry, objects
-from claw.envs.errors import PredicateError
+from claw.envs.exceptions import PredicateError
 from claw.envs.predicates import _DIRECTIONS as DIRECTION_AXES  # (axis, sign) per direction
 from claw.envs.predicates import (
     AT_RADIUS,
@@ -38,6 +38,7 @@ from claw.envs.regions import (
     resolve_region,
 )
 from claw.envs.state import ObjectState, WorldState, yaw_rotation
+from claw.skills.exceptions import NoPlacement
 
 Array = NDArray[np.float64]
 Mask = NDArray[np.bool_]
@@ -82,10 +83,6 @@ class Placement:
     yaw: float
     bottom: float
     robustness: float
-
-
-class NoPlacement(Exception):
-    """No spot makes the relation true clear of the other objects; ``str(e)`` says why."""
 
 
 class _Rect(NamedTuple):

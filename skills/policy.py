@@ -15,8 +15,8 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from claw.envs.errors import ArtifactError
 from claw.envs.robot import Array
+from claw.skills.exceptions import ArtifactError
 
 POLICY_FORMAT = 1
 WEIGHTS_FILE = "policy.safetensors"

@@ -16,16 +16,9 @@ from gymnasium.utils.env_checker import check_env
 from gymnasium.utils.passive_env_checker import env_render_passive_checker
 from pydantic import ValidationError
 
-from claw.envs import (
-    TABLETOP_ID,
-    DomainRandomization,
-    InvalidSceneError,
-    PredicateError,
-    SceneSpec,
-    TabletopEnv,
-    UnknownObjectError,
-)
+from claw.envs import TABLETOP_ID, DomainRandomization, SceneSpec, TabletopEnv
 from claw.envs.bench import bench_env
+from claw.envs.exceptions import InvalidSceneError, PredicateError, UnknownObjectError
 from claw.envs.model import ObjectModel, build_model
 from claw.envs.objects import BLOCK_DENSITY, BLOCK_SIZE, BOX_MASS
 from claw.envs.robot import MAX_HALF_OPENING, PAD_CLEARANCE

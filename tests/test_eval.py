@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from claw.eval.exceptions import InvalidSuiteError
 from claw.eval.runner import run_suite
-from claw.eval.suite import InvalidSuiteError, Suite, load_suite
+from claw.eval.suite import Suite, load_suite
 
 SMALL = {
     "name": "small",

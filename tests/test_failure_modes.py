@@ -131,7 +131,8 @@ def test_a_suite_case_with_a_negative_seed_names_the_case(tmp_path: Path) -> Non
 
 
 def test_the_env_and_scene_refuse_a_negative_seed() -> None:
-    from claw.envs import ClawError, SceneSpec, TabletopEnv
+    from claw.envs import SceneSpec, TabletopEnv
+    from claw.envs.exceptions import ClawError
 
     with pytest.raises(ClawError, match="0 to 4294967295"):
         SceneSpec.load("default").sample(-1)
@@ -290,3 +291,24 @@ def test_commands_that_must_write_the_library_refuse_before_the_work(
     errors = [line for line in result.stderr.splitlines() if line.startswith("error: ")]
     assert len(errors) == 1 and "/sys/claw-test-home" in errors[0], result.stderr
     assert not (tmp_path / "runs").exists()  # no training was started
+
+
+def test_a_damaged_library_stops_a_run_before_anything_moves(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import numpy as np
+
+    from claw.envs import TabletopEnv
+    from claw.planner import OfflinePlanner, run_instruction
+
+    (tmp_path / "library").mkdir()
+    (tmp_path / "library" / "manifest.json").write_bytes(b"\xff\xfe{")
+    monkeypatch.setenv("CLAW_HOME", str(tmp_path))
+    env = TabletopEnv()
+    env.reset(seed=0)
+    before = env.data.qpos.copy()
+    result = run_instruction(env, RUN, OfflinePlanner())
+    assert result.error is not None and result.error["kind"] == "library_error"
+    assert "manifest.json" in result.error["message"] and "not UTF-8" in result.error["message"]
+    assert np.array_equal(env.data.qpos, before) and result.steps == []
+    env.close()

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 import claw.envs
-from claw.envs.errors import ArtifactError, InvalidParamsError
 from claw.envs.tasks import PushTask, ReachTask
 from claw.learning.config import load_config
+from claw.skills.exceptions import ArtifactError, InvalidParamsError
 from claw.skills.executor import choose_implementation, execute_calls
 from claw.skills.policy import WEIGHTS_FILE, PolicyNetwork
 

@@ -13,12 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from claw.envs.errors import ArtifactError, LibraryError, UnknownSkillError
 from claw.library.builtins import implementation_ref
+from claw.library.exceptions import LibraryError
 from claw.library.index import INDEX_FILE, META_FILE
 from claw.library.manifest import Metrics, Provenance
 from claw.library.storage import SkillLibrary
 from claw.skills import skill_names
+from claw.skills.exceptions import ArtifactError, UnknownSkillError
 from claw.skills.pick import Pick
 
 EMBEDDER = "hash"  # fast and dependency-free; retrieval quality is tested in test_embedding

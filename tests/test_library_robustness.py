@@ -15,10 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from claw.envs.errors import ArtifactError, LibraryError
 from claw.library.builtins import bundled_metrics, implementation_ref
+from claw.library.exceptions import LibraryError
 from claw.library.manifest import Metrics
-from claw.library.storage import ORPHAN_AGE, SkillLibrary
+from claw.library.storage import SkillLibrary
+from claw.library.store import ORPHAN_AGE
+from claw.skills.exceptions import ArtifactError
 from claw.skills.executor import execute_calls
 from claw.skills.learned import POLICIES_DIR, LearnedMoveTo, LearnedPush, PolicySkill
 from claw.skills.policy import WEIGHTS_FILE, PolicyNetwork

@@ -17,19 +17,17 @@ from typing import Any
 import pytest
 
 from claw.envs import TabletopEnv
-from claw.envs.errors import UnknownObjectError
-from claw.planner.grammar import UnparseableError, UnsupportedError
-from claw.planner.llm import (
-    FallbackPlanner,
+from claw.envs.exceptions import UnknownObjectError
+from claw.planner import FallbackPlanner, LLMPlanner, clean_text
+from claw.planner.exceptions import (
     InvalidPlanError,
-    LLMPlanner,
     PlannerUnavailableError,
-    clean_text,
-    extract_json,
-    provider_message,
+    UnparseableError,
+    UnsupportedError,
 )
 from claw.planner.loop import run_instruction
 from claw.planner.offline import OfflinePlanner
+from claw.planner.text import extract_json, provider_message
 from claw.skills import skill_names
 
 INSTRUCTION = "put the red block next to the blue box"

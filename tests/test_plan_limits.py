@@ -11,10 +11,11 @@ from typing import Any
 import pytest
 
 from claw.envs import TabletopEnv
-from claw.planner.llm import InvalidPlanError, LLMPlanner
+from claw.planner.exceptions import InvalidPlanError, PlanTooLongError
+from claw.planner.llm import LLMPlanner
 from claw.planner.loop import run_instruction
 from claw.planner.offline import OfflinePlanner
-from claw.planner.plan import MAX_PLAN_STEPS, Plan, PlanTooLongError, check_plan_length
+from claw.planner.plan import MAX_PLAN_STEPS, Plan, check_plan_length
 from claw.skills.executor import SkillCall
 
 INSTRUCTION = "put the red block next to the blue box"

@@ -21,19 +21,13 @@ import yaml
 
 import claw.eval
 from claw.envs import TabletopEnv
-from claw.envs.errors import UnknownObjectError
+from claw.envs.exceptions import UnknownObjectError
 from claw.envs.predicates import check_objects, parse_predicate
 from claw.envs.scene import SceneSpec
 from claw.eval.runner import run_case as eval_run_case
 from claw.eval.suite import load_suite
-from claw.planner.grammar import (
-    DEFAULT_PUSH,
-    SMALL_PUSH,
-    UnparseableError,
-    UnsupportedError,
-    parse_instruction,
-    split_clauses,
-)
+from claw.planner.exceptions import UnparseableError, UnsupportedError
+from claw.planner.grammar import DEFAULT_PUSH, SMALL_PUSH, parse_instruction, split_clauses
 from claw.planner.loop import RunResult, run_instruction
 from claw.planner.offline import OfflinePlanner, goals_and_pushes
 from claw.skills.base import SkillResult, skill_names

@@ -9,7 +9,7 @@ import pytest
 from pydantic import ValidationError
 
 from claw.envs import geometry
-from claw.envs.errors import PredicateError, UnknownObjectError
+from claw.envs.exceptions import PredicateError, UnknownObjectError
 from claw.envs.predicates import (
     Predicate,
     check_objects,

@@ -17,7 +17,8 @@ import pytest
 import yaml
 from PIL import Image
 
-from claw.eval.compare import InvalidReportError, compare, compare_files, load_report
+from claw.eval.compare import compare, compare_files, load_report
+from claw.eval.exceptions import InvalidReportError
 from claw.eval.report import Report, _file_name, write_report
 from claw.eval.runner import SuiteResult, run_suite
 from claw.eval.suite import Suite

@@ -1,16 +1,16 @@
 """``claw "INSTRUCTION"`` as a user runs it: a subprocess, its JSON, exit codes, stderr, video.
 
-Exit codes (DESIGN): 0 success, 1 attempted and failed, 2 bad input (one line on stderr),
-3 planner unavailable.
+Exit codes (README, "Failure modes"): 0 success, 1 attempted and failed, 2 bad input (one line on
+stderr), 3 planner unavailable or unusable.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import resource
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +20,7 @@ import yaml
 RESULT_KEYS = {"instruction", "success", "goal", "plan", "steps", "replans", "sim_seconds",
                "wall_seconds", "error"}  # fmt: skip
 DEFAULT_COMMAND = "put the red block next to the blue box"
-COLD_START_LIMIT = 6.0  # s, for the default command from a fresh interpreter
+COLD_START_LIMIT = 6.0  # CPU s, for the default command from a fresh interpreter
 HEAVY = ("litellm", "torch", "stable_baselines3")
 
 
@@ -151,15 +151,19 @@ def test_video_gif_is_playable(tmp_path: Path) -> None:
 
 
 def test_cold_start_is_fast_and_light() -> None:
-    """A fresh interpreter runs the default command in time, importing no heavy library."""
-    start = time.perf_counter()
+    """A fresh interpreter runs the default command in time, importing no heavy library.
+
+    Time is the child's CPU time, which a loaded machine does not stretch as it does the wall.
+    """
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     result = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "claw", DEFAULT_COMMAND, "--json"],
         capture_output=True,
         text=True,
         timeout=120,
     )
-    elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    elapsed = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     assert result.returncode == 0, result.stderr[-2000:]
     imported = {
         line.split("|")[-1].strip().split(".")[0]
@@ -167,7 +171,7 @@ def test_cold_start_is_fast_and_light() -> None:
         if line.startswith("import time:")
     }
     assert not imported & set(HEAVY), imported & set(HEAVY)
-    assert elapsed < COLD_START_LIMIT, f"{elapsed:.2f} s"
+    assert elapsed < COLD_START_LIMIT, f"{elapsed:.2f} CPU s"
 
 
 def test_in_process_run_imports_no_heavy_library() -> None:

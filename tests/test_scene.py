@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from claw.envs import geometry, objects, regions
-from claw.envs.errors import InvalidSceneError
+from claw.envs.exceptions import InvalidSceneError
 from claw.envs.scene import ObjectSpec, PlacedObject, SceneSpec, builtin_scenes
 
 BLOCK = {"type": "block", "color": "red"}

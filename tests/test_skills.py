@@ -15,7 +15,6 @@ import numpy as np
 import pytest
 
 from claw.envs import TabletopEnv, evaluate
-from claw.envs.errors import UnknownSkillError
 from claw.envs.robot import PAD_CLEARANCE
 from claw.skills import (
     Skill,
@@ -28,8 +27,9 @@ from claw.skills import (
 )
 from claw.skills import base as skills_base
 from claw.skills.basic import OPEN_WIDTH
+from claw.skills.exceptions import NoPlacement, UnknownSkillError
 from claw.skills.learned import LearnedMoveTo
-from claw.skills.placement import RELATIONS, NoPlacement, find_placement
+from claw.skills.placement import RELATIONS, find_placement
 from claw.skills.push import push_outcome
 
 MakeEnv = Callable[..., TabletopEnv]

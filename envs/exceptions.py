@@ -1,4 +1,8 @@
-"""The exceptions every part of claw raises; each carries the error ``kind`` used in JSON output."""
+"""The root of claw's errors, and the world's: scenes, objects, predicates, seeds, output paths.
+
+Every expected error is a :class:`ClawError` with the ``kind`` that JSON output reports; each
+layer defines its own in its ``exceptions`` module.
+"""
 
 from __future__ import annotations
 
@@ -28,33 +32,6 @@ class PredicateError(ClawError, ValueError):
     """A predicate string that cannot be parsed, or names an unknown predicate or region."""
 
     kind = "invalid_predicate"
-
-
-class UnknownSkillError(ClawError, KeyError):
-    """A skill name (or implementation) that is not registered."""
-
-    kind = "unknown_skill"
-
-    def __str__(self) -> str:
-        return str(self.args[0]) if self.args else ""
-
-
-class InvalidParamsError(ClawError, ValueError):
-    """Skill parameters that do not validate, or that name unknown objects or regions."""
-
-    kind = "invalid_params"
-
-
-class LibraryError(ClawError, RuntimeError):
-    """The skill library cannot be read or written (a damaged manifest, a failed write)."""
-
-    kind = "library_error"
-
-
-class ArtifactError(ClawError, RuntimeError):
-    """A skill artifact that is missing, or whose sha256 differs from the manifest's: refused."""
-
-    kind = "artifact_rejected"
 
 
 class InvalidOutputError(ClawError, ValueError):

@@ -1,0 +1,38 @@
+"""The evaluation's errors: suites, planner names, cassettes and results that cannot be used."""
+
+from __future__ import annotations
+
+from claw.envs.exceptions import ClawError
+
+
+class InvalidSuiteError(ClawError, ValueError):
+    """A suite file that cannot be used; the message names the case and the field."""
+
+    kind = "invalid_suite"
+
+
+class InvalidPlannerError(ClawError, ValueError):
+    """A ``--planner`` (or ``--fallback``) that names no planner claw has."""
+
+    kind = "invalid_input"
+
+
+class CassetteError(ClawError, ValueError):
+    """A cassette file that cannot be read (not JSON, not a cassette, not UTF-8)."""
+
+    kind = "invalid_input"
+
+
+class CassetteMiss(ClawError, KeyError):
+    """A request the cassette has no answer for."""
+
+    kind = "planner_unavailable"
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+class InvalidReportError(ClawError, ValueError):
+    """A file that is not a JSON report written by ``claw eval --json``."""
+
+    kind = "invalid_report"

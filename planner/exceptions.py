@@ -1,0 +1,35 @@
+"""The planner's errors: instructions it cannot read or carry out, models it cannot use."""
+
+from __future__ import annotations
+
+from claw.envs.exceptions import ClawError
+
+
+class UnparseableError(ClawError, ValueError):
+    """Empty, or no request can be read from it."""
+
+    kind = "unparseable"
+
+
+class UnsupportedError(ClawError, ValueError):
+    """A request that no registered skill can carry out."""
+
+    kind = "unsupported"
+
+
+class PlanTooLongError(ClawError, ValueError):
+    """A plan with more steps than the cap: refused before any of it runs."""
+
+    kind = "plan_too_long"
+
+
+class PlannerUnavailableError(ClawError, RuntimeError):
+    """The model could not be reached or used (after retries): network, keys, the provider."""
+
+    kind = "planner_unavailable"
+
+
+class InvalidPlanError(ClawError, ValueError):
+    """The model's answers were still unusable after the repairs; the message names why."""
+
+    kind = "invalid_plan"

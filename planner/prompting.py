@@ -1,0 +1,86 @@
+"""What the LLM planner says to a model and what it takes back: prompts and the reply's shape.
+
+Prompt templates are data files in ``prompts/``; the scene and the skill catalogue are described
+from the live env and the skill registry.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from claw.envs.exceptions import ClawError, UnknownObjectError
+from claw.envs.tabletop import TabletopEnv
+from claw.planner.exceptions import UnparseableError, UnsupportedError
+from claw.planner.text import clean_text
+from claw.skills.base import get_skill
+from claw.skills.executor import SkillCall
+from claw.skills.pick import held_object
+
+
+class PlanError(BaseModel):
+    """The model declining: the instruction names no object, asks the impossible, is unclear."""
+
+    kind: Literal["unknown_object", "unsupported", "unparseable", "ambiguous"]
+    message: str = ""
+
+
+class Reply(BaseModel):
+    """The JSON object the model must answer with."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    goal: list[str] = Field(default_factory=list)
+    steps: list[SkillCall] = Field(default_factory=list)
+    error: PlanError | None = None
+
+
+def template(name: str) -> str:
+    """A prompt template from ``prompts/``."""
+    return (resources.files("claw.prompts") / f"{name}.md").read_text()
+
+
+def describe_scene(env: TabletopEnv) -> str:
+    """The scene for the prompt: each object, where it is, what it rests on; what is held."""
+    from claw.envs.predicates import evaluate
+
+    world = env.world_state()
+    lines = []
+    for name, obj in world.objects.items():
+        x, y, z = (round(float(v), 3) for v in obj.position)
+        support = next(
+            (o for o in world.objects if o != name and evaluate(f"on({name}, {o})", world).holds),
+            None,
+        )
+        where = f" on/in {support}" if support else ""
+        lines.append(f"- {name}: x {x}, y {y}, z {z}{where}")
+    lines.append(f"held: {held_object(world) or 'nothing'}")
+    return "\n".join(lines)
+
+
+def describe_skills(names: list[str]) -> str:
+    """The skill catalogue for the prompt: name, description, parameters."""
+    lines = []
+    for name in names:
+        skill = get_skill(name)
+        schema = skill.Params.model_json_schema()
+        params = json.dumps(schema.get("properties", {}), separators=(",", ":"))
+        lines.append(f"- {name} — {skill.description} — {params}")
+    return "\n".join(lines)
+
+
+def declined_error(error: PlanError) -> ClawError:
+    """The error for a model's refusal; ``ambiguous`` is ``unparseable``, as offline says it."""
+    kinds: dict[str, type[ClawError]] = {
+        "unknown_object": UnknownObjectError,
+        "unsupported": UnsupportedError,
+        "unparseable": UnparseableError,
+        "ambiguous": UnparseableError,
+    }
+    message = clean_text(error.message) or error.kind
+    if error.kind == "ambiguous" and "ambiguous" not in message:
+        message = f"ambiguous: {message}"
+    return kinds[error.kind](message)

@@ -1,0 +1,99 @@
+"""The layering README states: imports run CLI → eval / learning → planner → library → skills →
+envs; each layer has one public surface (``__all__``) and its own exceptions under ``ClawError``."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+RANK = {"claw": 0, "eval": 1, "learning": 1, "planner": 2, "library": 3, "skills": 4, "envs": 5}
+FOLDER = {"claw": "claw", **{name: name for name in RANK if name != "claw"}}
+PACKAGES = ("envs", "skills", "library", "planner", "eval", "learning")
+
+
+def claw_imports(path: Path) -> list[tuple[int, str]]:
+    """(line, layer) of every ``claw.*`` import in a file, at any depth."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        names: list[str] = []
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names = [node.module]
+        elif isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        for name in names:
+            parts = name.split(".")
+            if parts[0] == "claw" and len(parts) > 1 and parts[1] in RANK:
+                found.append((node.lineno, parts[1]))
+            elif parts[0] == "claw" and len(parts) > 1:
+                found.append((node.lineno, "claw"))
+    return found
+
+
+@pytest.mark.parametrize("layer", list(RANK))
+def test_imports_run_one_way(layer: str) -> None:
+    wrong = []
+    for path in sorted((ROOT / FOLDER[layer]).glob("*.py")):
+        for line, target in claw_imports(path):
+            if target == "prompts":
+                continue
+            same = target == layer
+            below = RANK[target] > RANK[layer]
+            if not (same or below):
+                wrong.append(f"{path.relative_to(ROOT)}:{line} imports claw.{target}")
+    assert not wrong, "imports against README's direction:\n" + "\n".join(wrong)
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_each_layer_exports_its_api(package: str) -> None:
+    module = importlib.import_module(f"claw.{package}")
+    exported = getattr(module, "__all__", None)
+    assert exported, f"claw.{package} has no __all__"
+    missing = [name for name in exported if not hasattr(module, name)]
+    assert not missing, f"claw.{package}.__all__ names what it lacks: {missing}"
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_each_layer_owns_its_errors(package: str) -> None:
+    from claw.envs.exceptions import ClawError
+
+    exceptions = importlib.import_module(f"claw.{package}.exceptions")
+    classes = [
+        c
+        for _, c in inspect.getmembers(exceptions, inspect.isclass)
+        if issubclass(c, BaseException) and c.__module__ == exceptions.__name__
+    ]
+    assert classes, f"claw.{package}.exceptions defines no exception"
+    for cls in classes:
+        assert issubclass(cls, ClawError), cls
+        assert isinstance(cls.kind, str) and (cls is ClawError or cls.kind != "error"), cls
+    module = importlib.import_module(f"claw.{package}")
+    for cls in classes:
+        assert getattr(module, cls.__name__, None) is cls, f"claw.{package} hides {cls.__name__}"
+
+
+def test_no_exception_class_outside_the_exceptions_modules() -> None:
+    stray = []
+    for folder in FOLDER.values():
+        for path in sorted((ROOT / folder).glob("*.py")):
+            if path.name == "exceptions.py":
+                continue
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.ClassDef) and any(
+                    isinstance(base, ast.Name) and base.id.endswith(("Error", "Exception"))
+                    for base in node.bases
+                ):
+                    stray.append(f"{path.relative_to(ROOT)}: {node.name}")
+    assert not stray, "exceptions belong in the layer's exceptions.py:\n" + "\n".join(stray)
+
+
+def test_no_document_outside_the_repository_is_cited() -> None:
+    for folder in [*FOLDER.values(), "tests"]:
+        for path in (ROOT / folder).glob("*.py"):
+            if path.name == Path(__file__).name:
+                continue
+            assert "DESIGN" not in path.read_text(), f"{path} cites a document not shipped"
