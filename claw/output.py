@@ -8,7 +8,6 @@ calls it): one line ``error: KIND: MESSAGE`` on stderr, or, under ``--json``, on
 from __future__ import annotations
 
 import json
-import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -22,9 +21,6 @@ EXIT_INTERRUPTED = 130
 
 UNAVAILABLE_KINDS = frozenset({"planner_unavailable", "invalid_plan"})
 """Error kinds that are the planner's failure, not the user's input (exit 3)."""
-
-_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b.")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 class Prefer(str, Enum):
@@ -40,12 +36,11 @@ def exit_code(kind: str) -> int:
 
 
 def one_line(text: object, limit: int = 1000) -> str:
-    """``text`` made safe for a terminal line: escape sequences and control characters dropped,
-    line breaks folded into spaces, cut at ``limit`` characters."""
-    clean = _ANSI.sub("", str(text))
-    clean = _CONTROL.sub(" ", clean.replace("\r\n", " ").replace("\n", " "))
-    clean = re.sub(r" {2,}", " ", clean).strip()
-    return clean if len(clean) <= limit else clean[: limit - 1] + "…"
+    """``text`` made safe for a terminal line (``claw.planner.clean_text``): escape sequences and
+    control characters dropped, line breaks folded into spaces, cut at ``limit`` characters."""
+    from claw.planner.text import clean_text
+
+    return clean_text(text, limit)
 
 
 def markup(text: object) -> str:

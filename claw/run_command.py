@@ -48,7 +48,7 @@ class LiveView:
             self.console.print(f"[bold]{title}[/bold]: goal {goal}")
             for i, call in enumerate(payload.steps, 1):
                 self.console.print(f"  {i}. {markup(call)}")
-        elif kind == "step":
+        elif kind == "step" and payload.error is None:  # an error is reported once, at the end
             mark = "[green]✓[/green]" if payload.success else "[red]✗[/red]"
             args = ", ".join(f"{k}={v!r}" for k, v in payload.args.items())
             line = f"{mark} {markup(f'{payload.skill}({args})')}  {payload.sim_seconds:.1f} s"
@@ -70,6 +70,8 @@ class LiveView:
             f"{verdict}: {len(result.steps)} steps, {result.replans} replans, "
             f"{result.sim_seconds:.1f} s simulated in {result.wall_seconds:.1f} s"
         )
+        if not result.success and result.reason:
+            self.console.print(f"  why: {markup(result.reason)}")
 
 
 def run(

@@ -22,7 +22,10 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
+from claw.eval import mocks
+from claw.eval.cassette import Cassette
 from claw.eval.exceptions import InvalidPlannerError
+from claw.planner import FallbackPlanner, LLMPlanner, OfflinePlanner
 
 if TYPE_CHECKING:
     from claw.envs.tabletop import TabletopEnv
@@ -60,8 +63,6 @@ def parse_planner(text: str | None) -> PlannerSpec:
         path = Path(text.removeprefix("replay:"))
         if not path.is_file():
             raise InvalidPlannerError(f"replay cassette {str(path)!r} is not a file")
-        from claw.eval.cassette import Cassette
-
         Cassette(path)  # readable, or a one-line error naming it
         return PlannerSpec(text=text, kind="replay", cassette=path)
     if text.startswith("mock:"):
@@ -115,9 +116,6 @@ def make_planner(
         api_base: An OpenAI-compatible endpoint (default ``$CLAW_API_BASE``).
         timeout: Seconds one LLM call may take.
     """
-    from claw.planner.llm import FallbackPlanner, LLMPlanner
-    from claw.planner.offline import OfflinePlanner
-
     if not isinstance(spec, PlannerSpec):
         spec = parse_planner(spec)
     check_fallback(fallback)
@@ -131,8 +129,6 @@ def make_planner(
             )
         planner = _mock(spec, case, env)
     elif spec.kind == "replay":
-        from claw.eval.cassette import Cassette
-
         assert spec.cassette is not None
         cassette = Cassette(spec.cassette)
         planner = LLMPlanner(
@@ -149,8 +145,6 @@ def make_planner(
 
 
 def _mock(spec: PlannerSpec, case: Case, env: TabletopEnv) -> Any:
-    from claw.eval import mocks
-
     if spec.mock == "oracle":
         return mocks.oracle_planner(case, env)
     if spec.mock == "literal":

@@ -16,7 +16,12 @@ from pydantic import BaseModel, Field
 
 from claw.envs.exceptions import InvalidSceneError
 from claw.envs.tabletop import TabletopEnv
+from claw.envs.video import RecordEpisode, check_video_path
+from claw.eval import planners
+from claw.eval.cassette import Cassette, key
+from claw.eval.mocks import MOCK_MODEL
 from claw.eval.suite import Case, ExpectedPush, Suite
+from claw.library import policy_source
 from claw.planner.loop import RunResult, run_instruction
 from claw.skills.push import DIRECTIONS, push_outcome
 
@@ -58,13 +63,9 @@ _recording: dict[str, str] | None = None  # answers recorded in this process (--
 
 def make_planner(spec: str, case: Case, env: TabletopEnv) -> Any:
     """The planner a case runs with, recording its answers when a recording is on."""
-    from claw.eval.planners import make_planner as make
-
-    planner = make(spec, case=case, env=env)
+    planner = planners.make_planner(spec, case=case, env=env)
     recording = _recording
     if recording is not None and hasattr(planner, "on_answer"):
-        from claw.eval.cassette import key
-
         model = planner.model
 
         def remember(messages: list[dict[str, str]], answer: str) -> None:
@@ -153,8 +154,6 @@ def run_case(
     With ``video`` (``.gif`` or ``.mp4``) the run is recorded at 10 frames per simulated second
     (240 x 320) and written there once it has been judged; no file when the scene cannot be built.
     """
-    from claw.envs.video import RecordEpisode, check_video_path
-
     case = suite.cases[index]
     tic = time.perf_counter()
     if video is not None:
@@ -244,9 +243,7 @@ def run_suite(
     ``planner="replay:FILE"``). ``prefer`` picks the skill implementations as ``claw --prefer``.
     """
     global _recording
-    from claw.eval.planners import parse_planner
-
-    parse_planner(planner)  # a bad name fails here, before any case runs
+    planners.parse_planner(planner)  # a bad name fails here, before any case runs
     tic = time.perf_counter()
     results: list[CaseResult | None] = [None] * len(suite.cases)
     recorded: dict[str, str] = {}
@@ -260,6 +257,7 @@ def run_suite(
         finally:
             _recording = None
     else:
+        policy_source()  # opened once here: workers inherit it synced (and any note said once)
         payload = suite.model_dump_json()
         context = multiprocessing.get_context("fork")
         with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
@@ -272,9 +270,6 @@ def run_suite(
                 if progress is not None:
                     progress(results[i])  # type: ignore[arg-type]
     if record is not None:
-        from claw.eval.cassette import Cassette
-        from claw.eval.mocks import MOCK_MODEL
-
         cassette = Cassette(record, model=MOCK_MODEL if planner.startswith("mock:") else planner)
         cassette.answers.update(recorded)
         cassette.save()

@@ -6,9 +6,11 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from claw.envs.tasks import TASKS
 from claw.library.files import git_commit, sha256_of
 from claw.library.manifest import Metrics, Provenance, SkillRecord
 from claw.skills.base import Skill
+from claw.skills.push import TOLERANCE, Push
 
 
 def implementation_ref(cls: type[Skill]) -> str:
@@ -28,14 +30,10 @@ def success_tolerance(cls: type[Skill]) -> float | None:
     explicit = getattr(cls, "success_tolerance", None)
     if explicit is not None:
         return float(explicit)
-    from claw.skills.push import TOLERANCE, Push
-
     if issubclass(cls, Push):
         return TOLERANCE
     task = getattr(cls, "task_name", None)
     if task is not None:
-        from claw.envs.tasks import TASKS
-
         return float(TASKS[task].threshold)
     return None
 

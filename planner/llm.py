@@ -29,6 +29,7 @@ from pydantic import ValidationError
 
 from claw.envs.exceptions import ClawError
 from claw.envs.tabletop import TabletopEnv
+from claw.library import SkillLibrary
 from claw.planner.completion import ModelClient
 from claw.planner.exceptions import InvalidPlanError, PlannerUnavailableError
 from claw.planner.plan import MAX_PLAN_STEPS, Plan, plan_problems
@@ -81,8 +82,6 @@ class LLMPlanner(ModelClient):
     def _catalogue(self, instruction: str) -> list[str]:
         names = skill_names()
         try:
-            from claw.library.storage import SkillLibrary
-
             hits = SkillLibrary().search(instruction, k=self.top_k, kind="controller")
             found = [h.record.name for h in hits if h.record.name in names]
             return found + [n for n in names if n not in found]

@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field
 
 from claw.envs.exceptions import ClawError
 from claw.envs.tabletop import TabletopEnv
+from claw.library import policy_source
 from claw.planner.plan import MAX_PLAN_STEPS, Plan, check_plan_length
 from claw.skills.executor import StepResult, execute_calls
 
@@ -64,8 +65,6 @@ def _step_json(step: StepResult) -> dict[str, Any]:
 def _library() -> tuple[Any, dict[tuple[str, str], float]]:
     """The skill library, where policy skills get their (sha256-checked) networks, and its
     measured success rates, for choosing between implementations."""
-    from claw.library import policy_source
-
     library = policy_source()
     try:
         return library, library.measured_success()

@@ -13,6 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from claw.envs.exceptions import ClawError, UnknownObjectError
+from claw.envs.predicates import evaluate
 from claw.envs.tabletop import TabletopEnv
 from claw.planner.exceptions import UnparseableError, UnsupportedError
 from claw.planner.text import clean_text
@@ -45,8 +46,6 @@ def template(name: str) -> str:
 
 def describe_scene(env: TabletopEnv) -> str:
     """The scene for the prompt: each object, where it is, what it rests on; what is held."""
-    from claw.envs.predicates import evaluate
-
     world = env.world_state()
     lines = []
     for name, obj in world.objects.items():

@@ -33,6 +33,23 @@ def make_env() -> Iterator[Callable[..., TabletopEnv]]:
         env.close()
 
 
+@pytest.fixture
+def library_home(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """A skill library of the test's own, with hashed embeddings (no model to load)."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("CLAW_HOME", str(home))
+    monkeypatch.setenv("CLAW_EMBEDDER", "hash")
+    return home
+
+
+@pytest.fixture
+def env(make_env: Callable[..., TabletopEnv]) -> TabletopEnv:
+    """The default scene, reset at seed 1."""
+    env = make_env()
+    env.reset(seed=1)
+    return env
+
+
 # Fixed-pose scenes for skill tests (seed-independent layouts).
 CLEAR_SCENE: dict[str, Any] = {
     "name": "clear",

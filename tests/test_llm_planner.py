@@ -11,7 +11,6 @@ import threading
 import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -41,18 +40,7 @@ GOOD = {
 }
 
 
-@pytest.fixture(autouse=True)
-def _library_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CLAW_HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("CLAW_EMBEDDER", "hash")
-
-
-@pytest.fixture
-def env() -> Iterator[TabletopEnv]:
-    env = TabletopEnv()
-    env.reset(seed=1)
-    yield env
-    env.close()
+pytestmark = pytest.mark.usefixtures("library_home")
 
 
 def scripted(*answers: str) -> Any:

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import inspect
 import json
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -30,18 +28,7 @@ GOOD = {
 HUGE = json.dumps({"goal": [], "steps": [{"skill": "home", "args": {}}] * 100_000, "error": None})
 
 
-@pytest.fixture(autouse=True)
-def _library_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CLAW_HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("CLAW_EMBEDDER", "hash")
-
-
-@pytest.fixture
-def env() -> Iterator[TabletopEnv]:
-    env = TabletopEnv()
-    env.reset(seed=1)
-    yield env
-    env.close()
+pytestmark = pytest.mark.usefixtures("library_home")
 
 
 def scripted(*answers: str) -> LLMPlanner:

@@ -136,6 +136,7 @@ def test_a_task_that_reads_but_fails_exits_1(tmp_path: Path) -> None:
     assert "green_block" in out["steps"][-1]["reason"]
     human = claw("push the red block 10 cm to the left", "--scene", str(scene))
     assert human.returncode == 1 and "failed" in human.stdout
+    assert "why: step push failed" in human.stdout and human.stderr == ""
 
 
 def test_video_gif_is_playable(tmp_path: Path) -> None:
