@@ -6,6 +6,7 @@ unavailable or unusable, 130 interrupted.
 
 from __future__ import annotations
 
+import os
 import sys
 
 import typer
@@ -77,7 +78,14 @@ def main(argv: list[str] | None = None) -> None:
     except (typer.Abort, KeyboardInterrupt):
         report_error("interrupted", "stopped by the user")
         code = EXIT_INTERRUPTED
-    raise SystemExit(code if isinstance(code, int) else EXIT_OK)
+    code = code if isinstance(code, int) else EXIT_OK
+    completion = sys.modules.get("claw.planner.completion")
+    if completion is not None and completion.abandoned_calls():
+        # A model call abandoned at its deadline may still run; it must not hold up the exit.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    raise SystemExit(code)
 
 
 def _json_flag(args: list[str]) -> bool:

@@ -21,7 +21,9 @@ from claw.envs.predicates import parse_predicate
 from claw.eval.exceptions import InvalidSuiteError
 
 SUITES_DIR = Path(__file__).with_name("suites")
-ErrorKind = Literal["unknown_object", "unparseable", "unsupported", "invalid_scene"]
+ErrorKind = Literal[
+    "unknown_object", "unparseable", "unsupported", "ambiguous", "invalid_scene", "plan_too_long"
+]
 
 
 class ExpectedPush(BaseModel):

@@ -9,6 +9,7 @@
 
 from claw.planner.completion import ModelClient, Usage
 from claw.planner.exceptions import (
+    AmbiguousError,
     InvalidPlanError,
     PlannerUnavailableError,
     PlanTooLongError,
@@ -24,6 +25,7 @@ from claw.planner.text import clean_text
 
 __all__ = [
     "MAX_PLAN_STEPS",
+    "AmbiguousError",
     "FallbackPlanner",
     "InvalidPlanError",
     "LLMPlanner",

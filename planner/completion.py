@@ -187,6 +187,19 @@ class ModelClient:
         return max(0.0, min(asked, RETRY_AFTER_CAP, max(room, backoff)))
 
 
+_abandoned: list[threading.Thread] = []  # calls left running past their deadline
+
+
+def abandoned_calls() -> int:
+    """How many model calls given up at their deadline are still running in this process.
+
+    A program about to exit with such calls should end with ``os._exit`` once its output is
+    flushed: at interpreter shutdown, an abandoned call that holds an import lock (litellm imports
+    lazily) would deadlock a finaliser that imports too.
+    """
+    return sum(thread.is_alive() for thread in _abandoned)
+
+
 def _call_within(litellm: Any, kwargs: dict[str, Any], seconds: float, model: str) -> Any:
     """``litellm.completion(**kwargs)``, abandoned after ``seconds`` (a ``litellm.Timeout``).
 
@@ -204,8 +217,10 @@ def _call_within(litellm: Any, kwargs: dict[str, Any], seconds: float, model: st
         finally:
             done.set()
 
-    threading.Thread(target=work, name="claw-llm-call", daemon=True).start()
+    thread = threading.Thread(target=work, name="claw-llm-call", daemon=True)
+    thread.start()
     if not done.wait(seconds):
+        _abandoned.append(thread)
         raise litellm.exceptions.Timeout(
             message=f"no complete answer within {seconds:g} s", model=model, llm_provider=""
         )

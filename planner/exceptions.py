@@ -11,6 +11,12 @@ class UnparseableError(ClawError, ValueError):
     kind = "unparseable"
 
 
+class AmbiguousError(UnparseableError):
+    """A reference with several answers where one is needed; the message lists them."""
+
+    kind = "ambiguous"
+
+
 class UnsupportedError(ClawError, ValueError):
     """A request that no registered skill can carry out."""
 

@@ -12,7 +12,7 @@ Errors, and the exit codes the CLI gives them:
 
 - the model declines with an error object (``unknown_object``, ``unsupported``,
   ``unparseable``, ``ambiguous``): the person's instruction is the problem; that kind is raised
-  (``ambiguous`` as ``unparseable``, as the offline planner reports it) — exit 2;
+  — exit 2;
 - the model's answers are still unusable after the repairs (no JSON, the wrong shape, an
   unknown skill or object, bad parameters, too many steps, an empty answer):
   :class:`InvalidPlanError`, ``invalid_plan`` — exit 3;

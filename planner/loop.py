@@ -55,7 +55,8 @@ class RunResult(BaseModel):
     error: dict[str, str] | None = None
     reason: str = Field(default="", exclude=True)
     """Why the run failed (the failed step, the goal check, or a goal-less plan); "" on success.
-    Not yet in ``--json``'s output."""
+    Shown by ``claw "…"``; not in ``--json``, whose keys are the documented contract (each
+    step's own ``reason`` is there)."""
 
 
 def _step_json(step: StepResult) -> dict[str, Any]:

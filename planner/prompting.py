@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from claw.envs.exceptions import ClawError, UnknownObjectError
 from claw.envs.predicates import evaluate
 from claw.envs.tabletop import TabletopEnv
-from claw.planner.exceptions import UnparseableError, UnsupportedError
+from claw.planner.exceptions import AmbiguousError, UnparseableError, UnsupportedError
 from claw.planner.text import clean_text
 from claw.skills.base import get_skill
 from claw.skills.executor import SkillCall
@@ -72,14 +72,12 @@ def describe_skills(names: list[str]) -> str:
 
 
 def declined_error(error: PlanError) -> ClawError:
-    """The error for a model's refusal; ``ambiguous`` is ``unparseable``, as offline says it."""
+    """The error for a model's refusal, of the kind it gave."""
     kinds: dict[str, type[ClawError]] = {
         "unknown_object": UnknownObjectError,
         "unsupported": UnsupportedError,
         "unparseable": UnparseableError,
-        "ambiguous": UnparseableError,
+        "ambiguous": AmbiguousError,
     }
     message = clean_text(error.message) or error.kind
-    if error.kind == "ambiguous" and "ambiguous" not in message:
-        message = f"ambiguous: {message}"
     return kinds[error.kind](message)

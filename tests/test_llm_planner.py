@@ -17,7 +17,7 @@ import pytest
 
 from claw.envs import TabletopEnv
 from claw.envs.exceptions import UnknownObjectError
-from claw.planner import FallbackPlanner, LLMPlanner, clean_text
+from claw.planner import AmbiguousError, FallbackPlanner, LLMPlanner, clean_text
 from claw.planner.exceptions import (
     InvalidPlanError,
     PlannerUnavailableError,
@@ -155,15 +155,16 @@ def test_the_model_may_decline_with_an_error_kind(env: TabletopEnv) -> None:
         ("unknown_object", UnknownObjectError),
         ("unsupported", UnsupportedError),
         ("unparseable", UnparseableError),
-        ("ambiguous", UnparseableError),
+        ("ambiguous", AmbiguousError),
     ],
 )
 def test_a_declined_instruction_raises_its_kind(
     env: TabletopEnv, kind: str, raised: type[Exception]
 ) -> None:
     reply = {"goal": [], "steps": [], "error": {"kind": kind, "message": "which block?"}}
-    with pytest.raises(raised, match="which block"):
+    with pytest.raises(raised, match="which block") as caught:
         planner(json.dumps(reply)).plan(INSTRUCTION, env)
+    assert caught.value.kind == kind  # type: ignore[attr-defined]
 
 
 def test_an_unknown_error_kind_is_a_model_mistake(env: TabletopEnv) -> None:
