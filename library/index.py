@@ -21,13 +21,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from claw.library.embedding import Embedder, retrieval_text
 from claw.library.files import atomic_write
 from claw.library.manifest import SkillRecord
 
 if TYPE_CHECKING:
     import faiss
-
-    from claw.library.embedding import Embedder
 
 INDEX_FILE = "index.faiss"
 META_FILE = "index.json"
@@ -163,8 +162,6 @@ class SkillIndex:
 
         Each distinct prepared text is embedded once.
         """
-        from claw.library.embedding import retrieval_text
-
         prepared = [retrieval_text(text) for text in texts]
         unique = sorted(set(prepared))
         if not unique:

@@ -24,7 +24,7 @@ import shutil
 import sys
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from claw.library.builtins import (
     builtin_records,
@@ -33,17 +33,15 @@ from claw.library.builtins import (
     implementation_ref,
     record_of,
 )
+from claw.library.embedding import Embedder, make_embedder
 from claw.library.exceptions import LibraryWriteError
 from claw.library.files import git_commit, sha256_of
+from claw.library.index import SearchHit, SkillIndex
 from claw.library.manifest import Artifact, Metrics, Provenance, SkillRecord
 from claw.library.store import ARTIFACTS, ManifestStore
 from claw.skills.base import Skill, skill_implementations, skill_names
 from claw.skills.exceptions import ArtifactError, UnknownSkillError
 from claw.skills.policy import WEIGHTS_FILE, PolicyNetwork
-
-if TYPE_CHECKING:
-    from claw.library.embedding import Embedder
-    from claw.library.index import SearchHit, SkillIndex
 
 _noted_read_only: set[Path] = set()  # libraries this process has said it cannot write
 
@@ -83,15 +81,11 @@ class SkillLibrary(ManifestStore):
     def embedder(self) -> Embedder:
         """The text embedder (``CLAW_EMBEDDER`` or the default unless one was given)."""
         if self._embedder is None or isinstance(self._embedder, str):
-            from claw.library.embedding import make_embedder
-
             self._embedder = make_embedder(self._embedder)
         return self._embedder
 
     def index(self) -> SkillIndex:
         """The retrieval index, loaded or rebuilt so that it matches the manifest."""
-        from claw.library.index import SkillIndex
-
         if self._index is None:
             self._index = SkillIndex(self.root, self.embedder)
         self._index.ensure(self.latest())
@@ -114,8 +108,6 @@ class SkillLibrary(ManifestStore):
             kind: Only ``controller`` or only ``policy`` skills.
             tags: Only skills carrying all of these tags.
         """
-        from claw.library.index import SearchHit
-
         records = self.latest()
         index = self.index()
         wanted = set(tags)
