@@ -59,6 +59,7 @@ def scene_show(
             "z": round(p.z, 4),
             "yaw_deg": round(math.degrees(p.yaw), 1),
             "size": p.size,
+            "on": p.on,
             "in": p.container,
         }
         for p in placed

@@ -1,8 +1,11 @@
 """Scene specs: the objects on the table, loaded from YAML or a mapping, with seeded free poses.
 
-A spec lists objects (``type``, ``color``, optional ``size`` and ``pose``). Fixed poses are checked
-when the spec is built (reach, overlaps; a block may start inside a box); free poses are sampled
-by :meth:`SceneSpec.sample` inside the workspace, apart from everything else by ``min_separation``.
+A spec lists objects (``type``, ``color``, optional ``size`` and ``pose``, or ``on``/``in`` another
+object listed before). Fixed poses are checked when the spec is built (reach, overlaps; a block may
+start inside a box), and so are supports (what a block may rest on or in, whether a box holds its
+contents, tower heights); free poses are sampled by :meth:`SceneSpec.sample` inside the workspace,
+apart from everything else by ``min_separation``; a block ``on`` another starts centred on its
+top, a block ``in`` a box on the box's floor, clear of its walls and of the other contents.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import dataclasses
 import itertools
 import math
 import numbers
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +44,8 @@ _TOL = 1e-4  # footprint overlap (m) forgiven between fixed poses
 _MAX_YAW = math.pi / 4  # sampled yaw lies in [-45 deg, 45 deg)
 _TRIES = 2000  # candidate poses per sampled object
 _RESTARTS = 5  # fresh attempts at the whole sampled set
+BOX_CLEARANCE = 0.002  # gap (m) kept between a box's walls and its contents, and among them
+MAX_TOWER_TOP = 0.25  # highest top (m) of a starting tower: the claw rests 30 cm up, pads 28.5 cm
 
 
 def builtin_scenes() -> list[str]:
@@ -49,7 +55,11 @@ def builtin_scenes() -> list[str]:
 
 @dataclass(frozen=True)
 class PlacedObject:
-    """An object at its starting pose: centre (x, y, z) in metres, yaw in radians."""
+    """An object at its starting pose: centre (x, y, z) in metres, yaw in radians.
+
+    ``container`` is the box it starts in (by ``in:`` or a fixed pose inside the box), ``on`` the
+    block it starts on; both ``None`` for an object resting on the table.
+    """
 
     name: str
     type: str
@@ -61,6 +71,7 @@ class PlacedObject:
     z: float
     container: str | None
     half_extents: tuple[float, float, float]
+    on: str | None = None
 
     def footprint(self) -> geometry.Array:
         """The outer footprint on the table: 4x2 corners, counter-clockwise."""
@@ -73,14 +84,28 @@ class PlacedObject:
 
 
 class ObjectSpec(BaseModel):
-    """One object of a scene spec; ``size`` and ``pose`` default to the catalogue and the seed."""
+    """One object of a scene spec; ``size`` and ``pose`` default to the catalogue and the seed.
 
-    model_config = ConfigDict(extra="forbid")
+    ``on`` (a block) or ``in`` (a box; ``in_`` in Python) names an object listed before this one
+    that it starts on or in, instead of a pose; the scene checks the name and the fit.
+    """
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     type: ObjectType
     color: Color
     size: float | None = None
     pose: tuple[float, float] | tuple[float, float, float] | None = None
+    on: str | None = None
+    in_: str | None = Field(None, alias="in")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _yaml_on_key(cls, data: Any) -> Any:
+        """``on`` read by a YAML 1.1 loader (``yaml.safe_load``) arrives as the key ``True``."""
+        if isinstance(data, Mapping) and True in data and "on" not in data:
+            data = {("on" if key is True else key): value for key, value in data.items()}
+        return data
 
     @field_validator("type", mode="before")
     @classmethod
@@ -117,6 +142,26 @@ class ObjectSpec(BaseModel):
                 f"{_short(value)} is not a pose; allowed: [x, y] or [x, y, yaw_degrees] (numbers)"
             )
         return tuple(float(v) for v in value)
+
+    @field_validator("on", "in_", mode="before")
+    @classmethod
+    def _check_support_name(cls, value: Any) -> Any:
+        if value is None:
+            return None
+        if not isinstance(value, str) or not value.strip():
+            raise ValueError(
+                f"{_short(value)} is not an object name; allowed: the name of an object listed "
+                "before, such as blue_block"
+            )
+        return value.strip().lower()
+
+    def support(self) -> tuple[str, str] | None:
+        """``("on", name)`` or ``("in", name)`` when the spec rests this object on another."""
+        if self.on is not None:
+            return ("on", self.on)
+        if self.in_ is not None:
+            return ("in", self.in_)
+        return None
 
     def resolved_size(self) -> float:
         """The size in metres: the given one, else the catalogue default for the type."""
@@ -183,12 +228,13 @@ class SceneSpec(BaseModel):
         return names
 
     def validate_layout(self) -> None:
-        """Check the fixed poses: in reach, no overlaps except blocks wholly inside a box.
+        """Check the fixed poses (in reach, no overlaps except blocks wholly inside a box) and the
+        supports (``on``/``in`` targets, what fits in each box, tower heights).
 
         Raises:
             InvalidSceneError: the first offending object (or pair), by index and name.
         """
-        self._place_fixed()
+        self._layout()
 
     def sample(self, seed: int | np.random.Generator | None = None) -> list[PlacedObject]:
         """Every object at its starting pose, in spec order; deterministic given an int seed.
@@ -196,6 +242,10 @@ class SceneSpec(BaseModel):
         Free poses get a yaw in [-45, 45) degrees and a centre keeping the footprint inside the
         workspace, at least ``min_separation`` from every object placed before (fixed ones first,
         then free ones by decreasing footprint, ties in spec order). Free objects rest on the table.
+        Then, in spec order, a block ``on`` another is centred on its top with its yaw, and the
+        blocks ``in`` a box lie on its floor with its yaw, in seeded rows at least
+        ``BOX_CLEARANCE`` from its walls and from one another. A tower (or a box and its
+        contents) takes only its base's footprint, so ``min_separation`` applies to the base.
 
         Raises:
             InvalidSceneError: a bad fixed layout, or the free objects do not fit.
@@ -203,9 +253,9 @@ class SceneSpec(BaseModel):
         if seed is not None and not isinstance(seed, np.random.Generator):
             check_seed(seed)
         rng = np.random.default_rng(seed)
-        fixed = self._place_fixed()
+        fixed, supports, packing = self._layout()
         names = self.object_names()
-        free = [i for i, obj in enumerate(self.objects) if obj.pose is None]
+        free = [i for i, obj in enumerate(self.objects) if obj.pose is None and i not in supports]
         free.sort(key=lambda i: (-max(_half_extents(self.objects[i])[:2]), i))
         for _ in range(_RESTARTS):
             placed = dict(fixed)
@@ -215,6 +265,7 @@ class SceneSpec(BaseModel):
                     break
                 placed[i] = found
             else:
+                self._place_supported(placed, supports, packing, rng)
                 return [placed[i] for i in range(len(self.objects))]
         (x0, x1), (y0, y1) = regions.WORKSPACE_X, regions.WORKSPACE_Y
         raise InvalidSceneError(
@@ -222,6 +273,169 @@ class SceneSpec(BaseModel):
             f"y {y0:.2f}-{y1:.2f} m) with min_separation {self.min_separation:g} m in "
             f"{_RESTARTS} attempts: more objects than fit"
         )
+
+    def _layout(
+        self,
+    ) -> tuple[dict[int, PlacedObject], dict[int, tuple[str, int]], dict[int, list[list[int]]]]:
+        """The fixed placements, the supports (index: kind and target index) and each box's rows
+        of contents; every check of the spec's layout."""
+        supports = self._supports()
+        fixed = self._place_fixed()
+        names = self.object_names()
+        for k, placed in fixed.items():
+            if placed.container is not None:
+                j = names.index(placed.container)
+                if any(kind == "in" and target == j for kind, target in supports.values()):
+                    raise InvalidSceneError(
+                        f"{_label(k, names[k])} starts inside {placed.container} by its pose, and "
+                        f"other blocks are listed 'in: {placed.container}'; give {names[k]} "
+                        f"'in: {placed.container}' instead of a pose"
+                    )
+        self._check_towers(fixed, supports)
+        return fixed, supports, self._pack_boxes(supports)
+
+    def _supports(self) -> dict[int, tuple[str, int]]:
+        """What each ``on``/``in`` object rests on or in: index -> (kind, target index)."""
+        names = self.object_names()
+        supports: dict[int, tuple[str, int]] = {}
+        carried: dict[int, int] = {}  # block index -> index of the block on it
+        for i, obj in enumerate(self.objects):
+            if obj.on is not None and obj.in_ is not None:
+                raise InvalidSceneError(
+                    f"{_label(i, names[i])}: both on and in given; allowed: one of them "
+                    "(on: a block, in: a box)"
+                )
+            support = obj.support()
+            if support is None:
+                continue
+            kind, target = support
+            where = f"objects[{i}].{kind} ({names[i]})"
+            if obj.pose is not None:
+                raise InvalidSceneError(
+                    f"objects[{i}].pose ({names[i]}): not allowed with {kind}: {target}; the "
+                    f"object starts {'centred on' if kind == 'on' else 'inside'} {target} with "
+                    "its yaw (drop the pose)"
+                )
+            if obj.type != "block":
+                raise InvalidSceneError(
+                    f"{where}: a {obj.type} cannot start on or in another object; "
+                    "only blocks take on/in"
+                )
+            wanted = "block" if kind == "on" else "box"
+            if target not in names[:i]:
+                if target == names[i]:
+                    why = f"{names[i]} cannot start {kind} itself"
+                elif target in names:
+                    why = f"{target} is listed after {names[i]}; list the {wanted} first"
+                else:
+                    why = f"{target!r} is not an object listed before {names[i]}"
+                before = [
+                    n for n, o in zip(names[:i], self.objects, strict=False) if o.type == wanted
+                ]
+                allowed = ", ".join(before) or f"none (no {wanted} is listed before)"
+                raise InvalidSceneError(f"{where}: {why}; allowed: {allowed}")
+            j = names.index(target)
+            base = self.objects[j]
+            if base.type != wanted:
+                other = "in" if kind == "on" else "on"
+                raise InvalidSceneError(
+                    f"{where}: {target} is a {base.type}; {kind} takes a {wanted} "
+                    f"(use {other}: {target})"
+                )
+            if kind == "on":
+                size, base_size = obj.resolved_size(), base.resolved_size()
+                if size > base_size + 1e-9:
+                    raise InvalidSceneError(
+                        f"{where}: {names[i]} ({size * 100:g} cm) is wider than {target} "
+                        f"({base_size * 100:g} cm); allowed: a block at most as wide as the block "
+                        "it rests on"
+                    )
+                if j in carried:
+                    raise InvalidSceneError(
+                        f"{where}: {target} already carries {names[carried[j]]} "
+                        f"(objects[{carried[j]}]); allowed: one block on a block"
+                    )
+                carried[j] = i
+            supports[i] = (kind, j)
+        return supports
+
+    def _check_towers(
+        self, fixed: dict[int, PlacedObject], supports: dict[int, tuple[str, int]]
+    ) -> None:
+        """Every top below ``MAX_TOWER_TOP`` (the claw starts above the table's centre)."""
+        names = self.object_names()
+        bottoms: dict[int, float] = {}
+        for i, obj in enumerate(self.objects):
+            height = 2 * _half_extents(obj)[2]
+            kind, j = supports.get(i, ("", -1))
+            if kind == "on":
+                bottoms[i] = bottoms[j] + 2 * _half_extents(self.objects[j])[2]
+            elif kind == "in" or (i in fixed and fixed[i].container is not None):
+                bottoms[i] = catalog.BOX_FLOOR_THICKNESS
+            else:
+                bottoms[i] = 0.0
+            top = bottoms[i] + height
+            if kind == "on" and top > MAX_TOWER_TOP + 1e-9:
+                raise InvalidSceneError(
+                    f"objects[{i}].on ({names[i]}): its top would be {top:.3f} m above the "
+                    f"table; allowed: towers up to {MAX_TOWER_TOP:g} m (the claw starts 0.3 m up)"
+                )
+
+    def _pack_boxes(self, supports: dict[int, tuple[str, int]]) -> dict[int, list[list[int]]]:
+        """Each box's contents in rows (first fit, largest first), or InvalidSceneError when
+        they do not fit with ``BOX_CLEARANCE`` around each."""
+        names = self.object_names()
+        contents: dict[int, list[int]] = {}
+        for i, (kind, j) in supports.items():
+            if kind == "in":
+                contents.setdefault(j, []).append(i)
+        packing = {}
+        for j, items in contents.items():
+            width = self.objects[j].resolved_size()
+            sizes = {i: self.objects[i].resolved_size() for i in items}
+            rows, fitted = _shelf_pack(sizes, width, BOX_CLEARANCE)
+            if fitted < len(items):
+                last = items[-1]
+                raise InvalidSceneError(
+                    f"objects[{last}].in ({names[last]}): {names[j]} ({width * 100:g} cm inside) "
+                    f"fits {fitted} of the {len(items)} blocks listed in it, "
+                    f"{BOX_CLEARANCE * 1000:g} mm from its walls and from one another"
+                )
+            packing[j] = rows
+        return packing
+
+    def _place_supported(
+        self,
+        placed: dict[int, PlacedObject],
+        supports: dict[int, tuple[str, int]],
+        packing: dict[int, list[list[int]]],
+        rng: np.random.Generator,
+    ) -> None:
+        """Add the ``on``/``in`` objects to ``placed`` (whose bases are there), in spec order."""
+        names = self.object_names()
+        in_box: dict[int, tuple[float, float]] = {}  # index -> box-frame centre
+        for j, rows in packing.items():
+            sizes = {i: self.objects[i].resolved_size() for row in rows for i in row}
+            in_box.update(_arrange(rows, sizes, self.objects[j].resolved_size(), rng))
+        for i in sorted(supports):
+            kind, j = supports[i]
+            obj, base = self.objects[i], placed[j]
+            half = _half_extents(obj)
+            if kind == "on":
+                z = base.z + base.half_extents[2] + half[2]
+                placed[i] = PlacedObject(
+                    names[i], obj.type, obj.color, obj.resolved_size(), base.x, base.y,
+                    base.yaw, z, None, half, on=base.name,
+                )  # fmt: skip
+            else:
+                u, v = in_box[i]
+                c, s = math.cos(base.yaw), math.sin(base.yaw)
+                x, y = base.x + c * u - s * v, base.y + s * u + c * v
+                z = catalog.BOX_FLOOR_THICKNESS + half[2]
+                placed[i] = PlacedObject(
+                    names[i], obj.type, obj.color, obj.resolved_size(), x, y, base.yaw, z,
+                    base.name, half,
+                )  # fmt: skip
 
     def _place_fixed(self) -> dict[int, PlacedObject]:
         """The objects with fixed poses, by spec index, with their containers resolved."""
@@ -288,6 +502,67 @@ def _placed(obj: ObjectSpec, name: str, x: float, y: float, yaw: float) -> Place
     return PlacedObject(name, obj.type, obj.color, size, x, y, yaw, half[2], None, half)
 
 
+def _shelf_pack(sizes: dict[int, float], width: float, clear: float) -> tuple[list[list[int]], int]:
+    """Square items (index: edge) in rows across a square of ``width``, ``clear`` apart and from
+    the sides: largest first (ties by index), each into the first row with room, else a new row.
+
+    Returns the rows and how many items fitted (those that did not are left out).
+    """
+    rows: list[list[int]] = []
+    row_widths: list[float] = []
+    depth, fitted = clear, 0  # the rows' extent across, gaps included
+    for i in sorted(sizes, key=lambda k: (-sizes[k], k)):
+        size = sizes[i]
+        for r, used in enumerate(row_widths):
+            if used + size + clear <= width + 1e-9:
+                rows[r].append(i)
+                row_widths[r] += size + clear
+                break
+        else:
+            if depth + size + clear > width + 1e-9:  # in no row, nor in a new one
+                continue
+            rows.append([i])
+            row_widths.append(clear + size + clear)
+            depth += size + clear
+        fitted += 1
+    return rows, fitted
+
+
+def _arrange(
+    rows: list[list[int]], sizes: dict[int, float], width: float, rng: np.random.Generator
+) -> dict[int, tuple[float, float]]:
+    """Seeded centres (u, v) in a box's frame for rows of contents from :func:`_shelf_pack`.
+
+    Rows and the items in each are shuffled, the slack along and across the rows is split at
+    random among the gaps (each at least ``BOX_CLEARANCE``), items sit at a random depth in their
+    row, and the whole arrangement is transposed half the time.
+    """
+    order = [rows[r] for r in rng.permutation(len(rows))]
+    order = [[row[k] for k in rng.permutation(len(row))] for row in order]
+    heights = [max(sizes[i] for i in row) for row in order]
+    centres: dict[int, tuple[float, float]] = {}
+    v = -width / 2
+    for gap, row, height in zip(_gaps(heights, width, rng), order, heights, strict=False):
+        v += gap
+        u = -width / 2
+        for i, item_gap in zip(row, _gaps([sizes[i] for i in row], width, rng), strict=False):
+            u += item_gap
+            depth = float(rng.uniform(0.0, height - sizes[i])) if height > sizes[i] else 0.0
+            centres[i] = (u + sizes[i] / 2, v + depth + sizes[i] / 2)
+            u += sizes[i]
+        v += height
+    if rng.random() < 0.5:
+        centres = {i: (b, a) for i, (a, b) in centres.items()}
+    return centres
+
+
+def _gaps(lengths: list[float], width: float, rng: np.random.Generator) -> list[float]:
+    """Random gaps before, between and after ``lengths`` laid in a line across ``width``."""
+    slack = max(0.0, width - sum(lengths) - (len(lengths) + 1) * BOX_CLEARANCE)
+    shares = rng.dirichlet(np.ones(len(lengths) + 1))
+    return [BOX_CLEARANCE + slack * float(share) for share in shares]
+
+
 def _half_extents(obj: ObjectSpec) -> tuple[float, float, float]:
     return catalog.half_extents(obj.type, obj.resolved_size())
 
@@ -346,10 +621,24 @@ def _scene_path(source: str | Path) -> Path:
     )
 
 
+class _SceneLoader(yaml.SafeLoader):
+    """PyYAML's safe loader with YAML 1.2 booleans: only true/false, so ``on:`` stays a key."""
+
+
+_BOOL_TAG = "tag:yaml.org,2002:bool"
+_SceneLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != _BOOL_TAG]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_SceneLoader.add_implicit_resolver(
+    _BOOL_TAG, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
+
+
 def _read_yaml(path: Path) -> dict[str, Any]:
     """The mapping a YAML scene file holds."""
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_SceneLoader)
     except yaml.YAMLError as exc:
         raise InvalidSceneError(f"file {path}: not valid YAML ({_yaml_problem(exc)})") from None
     except (OSError, UnicodeDecodeError) as exc:
@@ -380,7 +669,8 @@ def _one_line(exc: ValidationError) -> str:
         text = str(err.get("ctx", {}).get("error", err["msg"]))
     elif kind == "extra_forbidden":
         model = ObjectSpec if len(loc) > 1 else SceneSpec
-        text = f"unknown key; allowed: {', '.join(model.model_fields)}"
+        keys = (field.alias or name for name, field in model.model_fields.items())
+        text = f"unknown key; allowed: {', '.join(keys)}"
     elif kind == "missing":
         text = "required but missing"
     elif kind == "too_short" and loc == ("objects",):

@@ -78,3 +78,11 @@ def test_invalid_scene_file_names_the_problem(tmp_path: Path) -> None:
     assert result.returncode == 2
     error = json.loads(result.stdout)["error"]
     assert error["kind"] == "invalid_scene" and "sphere" in error["message"]
+
+
+def test_scene_show_says_what_each_object_starts_on_or_in() -> None:
+    result = claw("scene", "show", "stacked", "--json")
+    assert result.returncode == 0, result.stderr
+    rows = {row["name"]: row for row in json.loads(result.stdout)["objects"]}
+    assert rows["green_block"]["on"] == "red_block" and rows["red_block"]["on"] is None
+    assert rows["yellow_block"]["in"] == "gray_box"

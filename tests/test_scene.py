@@ -37,7 +37,7 @@ def _in_workspace(placed: PlacedObject, eps: float = 1e-9) -> bool:
 
 
 def test_builtin_scenes_listed() -> None:
-    assert {"default", "dense", "blocks"} <= set(builtin_scenes())
+    assert {"default", "dense", "blocks", "stacked"} <= set(builtin_scenes())
 
 
 def test_default_scene() -> None:
@@ -49,7 +49,8 @@ def test_default_scene() -> None:
 
 
 @pytest.mark.parametrize(
-    ("name", "blocks", "boxes"), [("default", 4, 2), ("dense", 6, 2), ("blocks", 4, 0)]
+    ("name", "blocks", "boxes"),
+    [("default", 4, 2), ("dense", 6, 2), ("blocks", 4, 0), ("stacked", 6, 1)],
 )
 def test_builtin_contents(name: str, blocks: int, boxes: int) -> None:
     spec = SceneSpec.load(name)
@@ -117,7 +118,8 @@ def test_defaults_and_normalisation() -> None:
         (_scene({**BLOCK, "pose": [0.4, 0.0, 1.0, 2.0]}), "objects[0].pose:"),
         (_scene({**BLOCK, "pose": [0.4, float("nan")]}), "objects[0].pose:"),
         (_scene(BLOCK, min_separation=-0.01), "min_separation: -0.01 is invalid"),
-        ("foo", "unknown scene 'foo': not a built-in (blocks, default, dense) nor a YAML file"),
+        ("foo",
+         "unknown scene 'foo': not a built-in (blocks, default, dense, stacked) nor a YAML file"),
         ("nowhere/x.yaml", "file nowhere/x.yaml: not found"),
         (42, "scene source 'int' not understood"),
     ],
