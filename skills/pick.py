@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from claw.envs import geometry
+from claw.envs import geometry, objects
 from claw.envs.predicates import evaluate
 from claw.envs.regions import in_reach
 from claw.envs.robot import MAX_HALF_OPENING, PAD_CLEARANCE
@@ -20,6 +20,8 @@ MAX_GRASP_WIDTH = 2 * MAX_HALF_OPENING + PAD_CLEARANCE - 0.015  # leave room to 
 FINGER_FOOTPRINT = (0.011, 0.008)  # half extents (m) of a finger seen from above, face-on
 APPROACH_CLEARANCE = 0.06  # m above everything when moving across the table
 GRASP_MARGIN = 0.025  # m opened beyond the object before closing on it
+TIGHT_GRASP_MARGIN = 0.014  # m opened beyond it where the wider opening has no room (in a box)
+FINGER_GAP = 0.004  # m kept between an open finger and anything it must not touch
 
 
 def held_object(world: WorldState) -> str | None:
@@ -57,29 +59,77 @@ def finger_footprints(x: float, y: float, yaw: float, width: float) -> list[np.n
     ]
 
 
+def box_walls(box: ObjectState) -> list[np.ndarray]:
+    """Footprints of a box's four walls (its floor lies under whatever it holds)."""
+    assert box.inner_half_width is not None
+    w, t = box.inner_half_width, objects.BOX_WALL_THICKNESS
+    c, s = math.cos(box.yaw), math.sin(box.yaw)
+    x, y = float(box.xy[0]), float(box.xy[1])
+    walls = []
+    for u, v, hx, hy in ((w + t / 2, 0.0, t / 2, w + t), (0.0, w + t / 2, w + t, t / 2)):
+        for sign in (1.0, -1.0):
+            cx, cy = x + sign * (u * c - v * s), y + sign * (u * s + v * c)
+            walls.append(geometry.rect_corners(cx, cy, box.yaw, hx, hy))
+    return walls
+
+
+def finger_obstacles(world: WorldState, obj: ObjectState) -> list[tuple[str, np.ndarray]]:
+    """What the open fingers descending to ``obj`` could hit: ``(name, footprint)`` pairs.
+
+    Every other object standing higher than the object's bottom (the fingers reach down beside
+    it), except that a box the object stands in counts only by its walls: its floor is below.
+    """
+    found = []
+    for other in world.objects.values():
+        if other.name == obj.name or other.top <= obj.bottom + 0.005:
+            continue
+        holds_it = (
+            other.inner_half_width is not None
+            and evaluate(f"in({obj.name}, {other.name})", world).holds
+        )
+        if holds_it:
+            found.extend((f"{other.name}'s wall", wall) for wall in box_walls(other))
+        else:
+            found.append((other.name, other.footprint()))
+    return found
+
+
 def grasp_yaw(world: WorldState, obj: ObjectState, width: float, current: float) -> float | None:
     """The claw yaw (fingers on two faces of ``obj``) whose open fingers clear the neighbours.
 
     Of the clear ones, the yaw nearest ``current``; ``None`` when neither pair of faces is clear.
     """
     best: tuple[float, float] | None = None
-    for k in range(4):
-        yaw = wrap_angle(obj.yaw + k * math.pi / 2)
-        if abs(yaw) > math.pi / 2 + 1e-9:  # the claw is symmetric under a half turn
-            continue
+    obstacles = finger_obstacles(world, obj)
+    for yaw in _face_yaws(obj):
         fingers = finger_footprints(obj.position[0], obj.position[1], yaw, width)
-        gaps = [
-            geometry.polygon_gap(finger, other.footprint())
-            for other in world.objects.values()
-            if other.name != obj.name and other.top > obj.bottom + 0.005
-            for finger in fingers
-        ]
-        if min(gaps, default=1.0) < 0.004:
+        gaps = [geometry.polygon_gap(f, footprint) for _, footprint in obstacles for f in fingers]
+        if min(gaps, default=1.0) < FINGER_GAP:
             continue
         cost = abs(wrap_angle(yaw - current))
         if best is None or cost < best[0]:
             best = (cost, yaw)
     return None if best is None else best[1]
+
+
+def _face_yaws(obj: ObjectState) -> list[float]:
+    """The two claw yaws that put the fingers on a pair of opposite faces (within ±90°)."""
+    yaws = [wrap_angle(obj.yaw + k * math.pi / 2) for k in range(4)]
+    return [yaw for yaw in yaws if abs(yaw) <= math.pi / 2 + 1e-9]  # symmetric under a half turn
+
+
+def crowding(world: WorldState, obj: ObjectState, width: float) -> str:
+    """Why no grasp fits: what each pair of faces' fingers would hit, in one phrase."""
+    obstacles = finger_obstacles(world, obj)
+    hit: list[str] = []
+    for yaw in _face_yaws(obj):
+        fingers = finger_footprints(obj.position[0], obj.position[1], yaw, width)
+        for name, footprint in obstacles:
+            if name not in hit and any(
+                geometry.polygon_gap(f, footprint) < FINGER_GAP for f in fingers
+            ):
+                hit.append(name)
+    return ", ".join(hit)
 
 
 def object_width(obj: ObjectState) -> float:
@@ -142,10 +192,20 @@ class Pick(Skill):
         world = env.world_state()
         obj = world.get(params.object)
         width = object_width(obj)
-        open_width = min(width + GRASP_MARGIN, MAX_GRASP_WIDTH + 0.015)
-        yaw = grasp_yaw(world, obj, open_width, claw.tcp()[1])
+        yaw = None
+        for margin in (GRASP_MARGIN, TIGHT_GRASP_MARGIN):  # a narrower opening where crowded
+            open_width = min(width + margin, MAX_GRASP_WIDTH + 0.015)
+            yaw = grasp_yaw(world, obj, open_width, claw.tcp()[1])
+            if yaw is not None:
+                break
         if yaw is None:
-            return result(self, claw, False, f"no room for the fingers around {obj.name}")
+            return result(
+                self,
+                claw,
+                False,
+                f"no room for the fingers around {obj.name}: "
+                f"{crowding(world, obj, open_width)} too close on every side",
+            )
         x, y = float(obj.position[0]), float(obj.position[1])
         travel = safe_height(world)
         grasp_z = max(obj.bottom + min(obj.top - obj.bottom, width) / 2, MIN_TCP_HEIGHT)

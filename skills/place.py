@@ -30,6 +30,8 @@ Relation = Literal["on", "in", "next_to", "left_of", "right_of", "behind", "in_f
 INSIDE_MARGIN = 0.014  # m the fingers open beyond the object to release it inside a box
 INSIDE_CLEARANCE = 0.008  # m kept from other objects inside a box
 DROP_HEIGHT = 0.004  # m between the object's bottom and its support when the claw lets go
+RIM_DROP = 0.004  # m between a box's rim and the object's bottom (and the pads) when dropped in
+PAD_REACH = 0.015  # m: the pads end this far below the tool point
 RETREAT = 0.08  # m the claw rises after letting go
 
 
@@ -151,6 +153,10 @@ class Place(Skill):
         x, y = spot.x - offset[0], spot.y - offset[1]
         travel = max(safe_height(world, exclude=held) + obj.top - obj.bottom, tcp[2])
         release_z = spot.bottom + DROP_HEIGHT + hold_drop
+        if spot.over_rim and container is not None:
+            # No room for a finger beside the object inside the walls: let go with the object's
+            # bottom and the pads just above the rim; it drops onto its spot.
+            release_z = container.rim + RIM_DROP + max(hold_drop, PAD_REACH)
 
         claw.move(np.array([tcp[0], tcp[1], travel]))
         if not claw.move(np.array([x, y, travel]), yaw).reached:
@@ -176,6 +182,7 @@ class Place(Skill):
             success,
             reason,
             spot=[round(spot.x, 4), round(spot.y, 4)],
+            over_rim=spot.over_rim,
             measured=check.measured,
         )
 

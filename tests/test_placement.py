@@ -277,7 +277,6 @@ def test_minkowski_gap_matches_polygon_gap() -> None:
             "small_box",
             "big_block (10.0 cm) does not fit in small_box (8.0 cm inside)",
         ),
-        ("wide_block", "in", "small_box", "the claw's fingers do not fit in small_box around"),
     ],
 )
 def test_impossible_requests(obj: str, relation: str, target: str, reason: str) -> None:
@@ -288,6 +287,111 @@ def test_impossible_requests(obj: str, relation: str, target: str, reason: str) 
         [*world.objects.values(), box("small_box", 0.35, 0.2, size=0.08)]
     )
     assert failure(world, obj, relation, target).startswith(reason)
+
+
+def test_a_box_too_narrow_for_the_fingers_is_filled_from_above_its_rim() -> None:
+    """A 6 cm block in an 8 cm box leaves 1 cm a side: no finger fits, so it is dropped in."""
+    world = WorldState.from_objects(
+        [*scene().objects.values(), box("small_box", 0.35, 0.2, size=0.08)]
+    )
+    world = WorldState.from_objects(
+        [block(HELD, 0.5, 0.05, 0.25, size=0.06), *list(world.objects.values())[1:]]
+    )
+    p = find_placement(world, HELD, "in", "small_box")
+    assert p.over_rim
+    assert (p.x, p.y) == pytest.approx((0.35, 0.2), abs=1e-9)  # the only spot: its middle
+    assert evaluate(f"in({HELD}, small_box)", moved(world, HELD, p.x, p.y, p)).holds
+
+
+def box_with(*spots: tuple[float, float], size: float = 0.12) -> WorldState:
+    """The scene with ``pink_block``, ``pink_block_2``, ... resting in blue_box at these offsets
+    from its centre (its floor at the box's floor)."""
+    bx, by = 0.58, 0.18
+    floor = BOX_FLOOR_THICKNESS + 0.02
+    residents = [
+        block("pink_block" + ("" if i == 0 else f"_{i + 1}"), bx + dx, by + dy, z=floor)
+        for i, (dx, dy) in enumerate(spots)
+    ]
+    world = scene(*residents)
+    objs = {**world.objects, "blue_box": box("blue_box", bx, by, size=size)}
+    return WorldState(objects=objs, table_z=world.table_z)
+
+
+def assert_dropped_clear(world: WorldState, p: Placement) -> None:
+    """An over-the-rim spot: the object inside the walls and clear of the box's residents by
+    the drop's clearance; the relation holds at the spot and ``robustness`` around it."""
+    assert p.over_rim and MAX_ROBUSTNESS >= p.robustness >= pl.DROP_SPREAD
+    for angle in np.linspace(0, 2 * math.pi, 8, endpoint=False):
+        dx, dy = p.robustness * math.cos(angle), p.robustness * math.sin(angle)
+        assert evaluate(f"in({HELD}, blue_box)", moved(world, HELD, p.x + dx, p.y + dy, p)).holds
+    mine = moved(world, HELD, p.x, p.y, p).get(HELD).footprint()
+    inner = world.get("blue_box").inner_footprint()
+    assert geometry.polygon_inside(mine, inner, tol=-(pl.DROP_CLEARANCE - 1e-9))
+    for other in world.objects.values():
+        if other.name.startswith("pink_block"):
+            gap = geometry.polygon_gap(mine, other.footprint())
+            assert gap >= pl.DROP_CLEARANCE - 1e-9, other.name
+
+
+def test_a_12cm_box_takes_a_fourth_block_dropped_over_its_rim() -> None:
+    """Three 4 cm blocks in three corners of a 12 cm box: the fourth corner is left, too tight
+    for a finger beside the block, so the spot is released over the rim."""
+    world = box_with((-0.03, -0.03), (-0.03, 0.03), (0.03, -0.03))
+    p = find_placement(world, HELD, "in", "blue_box", clearance=0.008, release_width=0.054)
+    assert_dropped_clear(world, p)
+    assert p.x > 0.58 and p.y > 0.18  # the free corner
+
+
+def test_a_12cm_box_with_four_blocks_is_full() -> None:
+    world = box_with((-0.03, -0.03), (-0.03, 0.03), (0.03, -0.03), (0.03, 0.03))
+    reason = failure(world, HELD, "in", "blue_box")
+    assert reason.startswith("no free spot in blue_box: pink_block, pink_block_2, pink_block_3")
+
+
+def test_a_20cm_box_takes_a_ninth_block() -> None:
+    grid = [(dx, dy) for dx in (-0.065, 0.0, 0.065) for dy in (-0.065, 0.0, 0.065)]
+    world = box_with(*grid[:-1], size=0.20)
+    p = find_placement(world, HELD, "in", "blue_box", clearance=0.008, release_width=0.054)
+    assert_dropped_clear(world, p)
+    assert p.x - 0.58 > 0.03 and p.y - 0.18 > 0.03  # in the one free cell
+    full = box_with(*grid, size=0.20)
+    assert failure(full, HELD, "in", "blue_box").startswith("no free spot in blue_box")
+
+
+def test_over_the_rim_the_fingers_still_avoid_what_stands_taller_than_the_rim() -> None:
+    """A 6 cm block in the box stands 1.8 cm above its rim: released above the rim, the open
+    fingers must still pass beside it."""
+    tall = ObjectState.make(
+        "pink_block", "block", (0.58 - 0.03, 0.18 - 0.03, BOX_FLOOR_THICKNESS + 0.03), size=0.06
+    )
+    world = box_with()
+    world = WorldState(objects={**world.objects, "pink_block": tall}, table_z=0.0)
+    dropped = 0
+    for cx, cy in ((-1, 1), (1, -1), (1, 1), (0, 0)):  # pack from each corner in turn
+        corner = (0.58 + cx * 0.06, 0.18 + cy * 0.06)
+        p = find_placement(
+            world, HELD, "in", "blue_box", clearance=0.008, release_width=0.054, preferred=corner
+        )
+        dropped += p.over_rim
+        for finger in fingers_at(p, 0.054):
+            assert geometry.polygon_gap(finger, tall.footprint()) >= pl.FINGER_GAP - 1e-9
+    assert dropped
+
+
+def fingers_at(p: Placement, width: float) -> list[np.ndarray]:
+    """The two finger rectangles at release with this opening."""
+    half = width / 2 + pl.FINGER_THICKNESS / 2
+    axis = np.array([-math.sin(p.yaw), math.cos(p.yaw)])
+    return [
+        geometry.rect_corners(
+            p.x + side * half * axis[0],
+            p.y + side * half * axis[1],
+            p.yaw,
+            pl.FINGER_LENGTH / 2,
+            pl.FINGER_THICKNESS / 2,
+        )
+        for side in (1, -1)
+    ]
 
 
 def test_occupied_block() -> None:

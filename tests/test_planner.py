@@ -35,10 +35,9 @@ from claw.skills.executor import SkillCall, execute_calls
 from claw.skills.place import Place
 
 INSTRUCTIONS = Path(claw.eval.__file__).with_name("suites") / "basic.yaml"
-KNOWN_FAILURES = {
+KNOWN_FAILURES: dict[str, str] = {
     # id: why it fails today. Any other case that fails, fails the test; a case listed here that
     # succeeds fails too, so that the list stays true.
-    "all-in-box": "a 12 cm box takes two 4 cm blocks: the open fingers must fit inside its walls",
 }
 DEFAULT_NAMES = ["red_block", "green_block", "blue_block", "yellow_block", "blue_box", "red_box"]
 DENSE_NAMES = [
