@@ -47,9 +47,17 @@ def bench_skills_command(
             "--record", help="Store the success rates in the skill library (the executor's choice)."
         ),
     ] = False,
+    tasks: Annotated[
+        bool,
+        typer.Option(
+            help="Also the multi-step tasks (blocks at one region, a full box, a pick from a "
+            "box, a five-block tower, an unstack), one of each per episode."
+        ),
+    ] = True,
     as_json: JsonFlag = False,
 ) -> None:
-    """Pick-and-place for every relation and pushes on seeded default and dense scenes."""
+    """Pick-and-place for every relation and pushes on seeded default and dense scenes, and
+    multi-step tasks judged by their goal."""
     from rich.console import Console
     from rich.progress import Progress
     from rich.table import Table
@@ -63,9 +71,12 @@ def bench_skills_command(
             SkillLibrary().check_writable()
     console = Console(stderr=True)
     with Progress(console=console, transient=True, disable=as_json) as bar:
-        task = bar.add_task("episodes", total=episodes)
+        bar_task = bar.add_task("episodes", total=episodes)
         result = bench_skills(
-            episodes, seed, progress=lambda done: bar.update(task, completed=done)
+            episodes,
+            seed,
+            progress=lambda done: bar.update(bar_task, completed=done),
+            tasks=tasks,
         )
     if record:
         import shlex

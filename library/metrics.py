@@ -5,16 +5,21 @@ from __future__ import annotations
 from claw.library.builtins import implementation_ref
 from claw.library.manifest import Metrics
 from claw.library.storage import SkillLibrary
-from claw.skills.base import skill_implementations
+from claw.skills.base import skill_implementations, skill_names
 from claw.skills.bench import SkillBench
 
 
 def record_controller_metrics(
     result: SkillBench, command: str, library: SkillLibrary | None = None
 ) -> list[str]:
-    """Store each benchmarked controller's success rate in the skill library; the keys set."""
+    """Store each benchmarked controller's success rate in the skill library; the keys set.
+
+    Only single skill calls count; the multi-step task rows (skill ``task``) measure several.
+    """
     totals: dict[str, list[int]] = {}
     for row in result.rows:
+        if row["skill"] not in skill_names():
+            continue
         attempts, successes = totals.setdefault(row["skill"], [0, 0])
         totals[row["skill"]] = [attempts + row["attempts"], successes + row["successes"]]
     library, recorded = library or SkillLibrary(), []

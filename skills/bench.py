@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 from claw.envs.regions import REGIONS
 from claw.envs.tabletop import TabletopEnv
 from claw.skills.base import Skill, SkillResult, get_skill
+from claw.skills.bench_tasks import TASKS, run_task
 from claw.skills.exceptions import NoPlacement
 from claw.skills.placement import RELATIONS, find_placement
 from claw.skills.push import DIRECTIONS
@@ -131,12 +132,42 @@ def _draw_push_task(env: TabletopEnv, rng: np.random.Generator) -> dict[str, Any
     return None
 
 
+def _run_tasks(
+    episode_seed: int,
+    rng: np.random.Generator,
+    row: Callable[[str, str], BenchRow],
+    failures: list[BenchFailure],
+) -> None:
+    """One episode of every multi-step task, each on its own scene sampled from the seed."""
+    for name, make in TASKS.items():
+        task = make(rng)
+        outcome = run_task(task, episode_seed)
+        tally = row("task", name)
+        tally.attempts += 1
+        tally.successes += outcome.success
+        tally.sim_seconds += outcome.sim_seconds
+        tally.wall_seconds += outcome.wall_seconds
+        if not outcome.success:
+            failures.append(
+                BenchFailure(
+                    seed=episode_seed,
+                    scene=str(task.scene["name"]),
+                    skill="task",
+                    args={"task": name, "moves": task.moves},
+                    reason=outcome.reason,
+                )
+            )
+
+
 def bench_skills(
     episodes: int = 20,
     seed: int = 0,
     progress: Callable[[int], None] | None = None,
+    tasks: bool = True,
 ) -> SkillBench:
-    """Seeded pick-and-place trials for every relation, and pushes, on default and dense scenes."""
+    """Seeded pick-and-place trials for every relation, and pushes, on default and dense scenes;
+    with ``tasks``, the multi-step tasks of :mod:`claw.skills.bench_tasks` on as many seeds
+    (rows ``task``: success when every move succeeded and the goal holds at the end)."""
     envs = {name: TabletopEnv(scene=name) for name in SCENES}
     pick, place, push = get_skill("pick"), get_skill("place"), get_skill("push")
     rows: dict[tuple[str, str], BenchRow] = {}
@@ -185,12 +216,14 @@ def bench_skills(
         else:
             pushed = _timed(push, row("push", push_args["direction"]), env, **push_args)
             record(episode_seed, scene, pushed, push_args)
+        if tasks:
+            _run_tasks(episode_seed, np.random.default_rng([seed, episode, 1]), row, failures)
         if progress is not None:
             progress(episode + 1)
 
     for env in envs.values():
         env.close()
-    pick_row = rows.get(("pick", ""), BenchRow(skill="pick"))
+    pick_row = rows.get(("pick", ""), BenchRow(skill="pick"))  # single picks and places only
     place_rows = [r for (skill, _), r in rows.items() if skill == "place"]
     sim = pick_row.sim_seconds + sum(r.sim_seconds for r in place_rows)
     wall = pick_row.wall_seconds + sum(r.wall_seconds for r in place_rows)
