@@ -66,6 +66,9 @@ HEIGHT_TOLERANCE = 0.005  # objects whose top is at most this above the object's
 # the walls and the objects already in the box, and the relation must survive that spread.
 DROP_SPREAD = 0.005
 DROP_CLEARANCE = 0.008
+# ``at`` a region packs: each spot is chosen to keep room for this many later objects of the held
+# one's size (a 6 cm disc takes four 4 cm blocks, 2 x 2, with room for the fingers between them).
+PACK_LOOKAHEAD = 3
 
 _SLACK = 0.0005  # robustness r is checked at r + _SLACK, so the reported value holds with margin
 _CHUNK = 32  # candidates whose robustness is measured at a time, nearest first
@@ -309,6 +312,8 @@ def _ranked(
 ) -> list[tuple[float, float, float, float, bool]]:
     """Valid candidates ``(robustness, x, y, yaw, over_rim)``, best first: robustness, distance,
     yaw. A drop over the rim must survive :data:`DROP_SPREAD` too."""
+    if task.relation == "at":
+        return _ranked_packed(task, obstacles, clearance, focus)
     found: list[Array] = []
     for k, yaw in enumerate(task.yaws):
         pts, over = _clear(task, yaw, obstacles, clearance)
@@ -328,6 +333,72 @@ def _ranked(
     rows = np.concatenate(found)
     rows = rows[np.lexsort((rows[:, 2], rows[:, 1], rows[:, 0]))]  # stable: grid order last
     return [(-r[0], r[3], r[4], task.yaws[int(r[2])], bool(r[5])) for r in rows.tolist()]
+
+
+def _ranked_packed(
+    task: _Task, obstacles: list[ObjectState], clearance: float, focus: Array
+) -> list[tuple[float, float, float, float, bool]]:
+    """Valid candidates ``at`` a region, best first: the room kept for later objects
+    (:func:`_room`), then robustness, distance, yaw."""
+    points, kinds, levels = [], [], []
+    for k, yaw in enumerate(task.yaws):
+        pts, _ = _clear(task, yaw, obstacles, clearance)
+        pts = pts[_fast_holds(task, pts, yaw)]
+        level = _robustness(task, pts, yaw)
+        ok = level >= MIN_ROBUSTNESS
+        points.append(pts[ok])
+        kinds.append(np.full(ok.sum(), k))
+        levels.append(level[ok])
+    pts, kind, level = np.concatenate(points), np.concatenate(kinds), np.concatenate(levels)
+    if not len(pts):
+        return []
+    room = _room(_follows(task, pts, kind, clearance), PACK_LOOKAHEAD)
+    dist = np.round(np.linalg.norm(pts - focus, axis=1), 9)
+    order = np.lexsort((kind, dist, -level, -room))
+    return [
+        (float(level[i]), float(pts[i, 0]), float(pts[i, 1]), task.yaws[int(kind[i])], False)
+        for i in order
+    ]
+
+
+def _follows(task: _Task, pts: Array, kind: NDArray[np.int_], clearance: float) -> Mask:
+    """``ok[i, j]``: a copy of the held object may go to candidate j once it rests at i.
+
+    Their footprints keep ``clearance`` and the fingers releasing at j clear the object at i.
+    """
+    ok = np.zeros((len(pts), len(pts)), dtype=bool)
+    for a, yaw_a in enumerate(task.yaws):
+        for b, yaw_b in enumerate(task.yaws):
+            ia, ib = np.flatnonzero(kind == a), np.flatnonzero(kind == b)
+            if not len(ia) or not len(ib):
+                continue
+            diff = pts[ib][None, :, :] - pts[ia][:, None, :]
+            body_a, body_b = _body(task, yaw_a), _body(task, yaw_b)
+            fits = _signed_distance(diff, _minkowski(body_a, body_b), clearance) >= clearance
+            finger = geometry.rect_corners(0.0, 0.0, yaw_b, FINGER_LENGTH / 2, FINGER_THICKNESS / 2)
+            reach = _minkowski(body_a, finger)
+            offset = (task.release_width + FINGER_THICKNESS) / 2
+            side = offset * np.array([-math.sin(yaw_b), math.cos(yaw_b)])
+            for shift in (side, -side):
+                fits &= _signed_distance(diff + shift, reach, FINGER_GAP) >= FINGER_GAP
+            ok[np.ix_(ia, ib)] = fits
+    return ok
+
+
+def _room(follows: Mask, cap: int) -> NDArray[np.int_]:
+    """How many more copies fit after each candidate (greedily, at most ``cap``).
+
+    Each further copy goes where it leaves the most candidates free.
+    """
+    room = np.zeros(len(follows), dtype=np.int_)
+    for i in range(len(follows)):
+        free = follows[i].copy()
+        while room[i] < cap and free.any():
+            idx = np.flatnonzero(free)
+            j = idx[np.argmax(follows[np.ix_(idx, idx)].sum(axis=1))]
+            free &= follows[j]
+            room[i] += 1
+    return room
 
 
 def _task(
@@ -369,9 +440,23 @@ def _task(
                 )
         half = np.array([rect.hx, rect.hy])
         grid = _grid(np.array(rect[:2]), rect.yaw, -half, half, SUPPORT_GRID_STEP)
+    if relation == "at":
+        residents = _residents(world, obj, anchor)
+        if residents:  # square up to what is there already, so that the objects pack
+            yaw = residents[0].yaw
     yaws = (yaw, math.remainder(yaw + math.pi / 2, 2 * math.pi))
     pred = Predicate(name=relation, args=(obj, target))
     return _Task(world, held, relation, goal, pred, words, anchor, bottom, yaws, grid, release)
+
+
+def _residents(world: WorldState, obj: str, anchor: Array) -> list[ObjectState]:
+    """The objects but ``obj`` whose centre is ``at`` the region with this anchor, nearest first."""
+    found = [
+        (float(np.linalg.norm(o.xy - anchor)), o)
+        for o in world.objects.values()
+        if o.name != obj and float(np.linalg.norm(o.xy - anchor)) <= AT_RADIUS
+    ]
+    return [o for _, o in sorted(found, key=lambda pair: pair[0])]
 
 
 def _grid(origin: Array, yaw: float, lo: Array, hi: Array, step: float) -> Array:
@@ -409,6 +494,12 @@ def _failure(task: _Task, clearance: float) -> str:
         if residents:
             verb = "is" if len(residents) == 1 else "are"
             return f"no free spot {task.words}: {', '.join(residents)} {verb} {on} it"
+    if task.relation == "at":
+        near = {o.name for o in _residents(task.world, task.held.name, task.anchor)}
+        there = [name for name in task.world.objects if name in near]  # in scene order
+        if there:
+            verb = "is" if len(there) == 1 else "are"
+            return f"no free spot {task.words}: {', '.join(there)} {verb} there"
     if not _ranked(task, [], clearance, task.anchor):
         if task.relation in SUPPORTED:
             cm = f"{MIN_ROBUSTNESS * 100:.1f} cm"

@@ -203,7 +203,7 @@ def test_at_an_anchor_covered_by_a_box_has_no_spot() -> None:
     world = WorldState.from_objects(
         [block(HELD, 0.5, 0.0, 0.3), box("gray_box", *REGIONS["center"])]
     )
-    reason = "no free spot at the center clear of the other objects"
+    reason = "no free spot at the center: gray_box is there"
     assert failure(world, HELD, "at", "middle") == reason
 
 
@@ -235,7 +235,8 @@ def test_fingers_turn_away_from_close_neighbours() -> None:
     flank = [block(f"flank_{i}", ax, ay + side * 0.065) for i, side in enumerate((1, -1))]
     world = WorldState.from_objects([block(HELD, 0.5, 0.0, 0.3), *flank])
     p = find_placement(world, HELD, "at", "center")
-    assert (p.x, p.y) == pytest.approx((ax, ay)) and p.yaw == pytest.approx(math.pi / 2)
+    assert p.y == pytest.approx(ay) and p.yaw == pytest.approx(math.pi / 2)
+    assert abs(p.x - ax) <= 0.01 + 1e-9  # off the anchor along x: room for a block beside it
     assert_valid(world, "at", "center", p)
 
 

@@ -1,0 +1,78 @@
+"""Several objects ``at`` one region: ``place`` packs them inside ``at``'s 6 cm radius."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from claw.envs import TabletopEnv, geometry
+from claw.envs.predicates import AT_RADIUS
+from claw.envs.regions import REGIONS
+from claw.envs.state import ObjectState, WorldState
+from claw.skills import get_skill
+from claw.skills import placement as pl
+from claw.skills.exceptions import NoPlacement
+from claw.skills.placement import find_placement
+
+NAMES = ("red_block", "green_block", "blue_block", "yellow_block", "orange_block")
+
+
+def block(name: str, x: float, y: float, z: float = 0.02, yaw: float = 0.0) -> ObjectState:
+    return ObjectState.make(name, "block", (x, y, z), yaw=yaw, size=0.04)
+
+
+def release_fingers(x: float, y: float, yaw: float) -> list[Any]:
+    """The open fingers releasing a 4 cm block at (x, y, yaw), default opening."""
+    half = 0.02 + pl.RELEASE_MARGIN / 2 + pl.FINGER_THICKNESS / 2
+    ax, ay = -math.sin(yaw), math.cos(yaw)
+    return [
+        geometry.rect_corners(
+            x + s * half * ax, y + s * half * ay, yaw, pl.FINGER_LENGTH / 2, pl.FINGER_THICKNESS / 2
+        )
+        for s in (1, -1)
+    ]
+
+
+@pytest.mark.parametrize("region", ["center", "far left corner", "near right corner"])
+def test_four_blocks_fit_at_one_region_and_a_fifth_is_refused(region: str) -> None:
+    ax, ay = REGIONS[region]
+    placed: list[ObjectState] = []
+    for i, name in enumerate(NAMES[:4]):
+        held = block(name, 0.5, 0.0, z=0.3, yaw=0.2 * i)
+        p = find_placement(WorldState.from_objects([*placed, held]), name, "at", region)
+        assert math.dist((p.x, p.y), (ax, ay)) <= AT_RADIUS - p.robustness + 1e-9
+        new = block(name, p.x, p.y, yaw=p.yaw)
+        for other in placed:  # clear of the earlier blocks, and the fingers open beside them
+            assert geometry.polygon_gap(new.footprint(), other.footprint()) >= 0.015 - 1e-9
+            for finger in release_fingers(p.x, p.y, p.yaw):
+                assert geometry.polygon_gap(finger, other.footprint()) >= pl.FINGER_GAP - 1e-9
+        placed.append(new)
+    assert len({(round(o.xy[0], 4), round(o.xy[1], 4)) for o in placed}) == 4
+    world = WorldState.from_objects([*placed, block(NAMES[4], 0.5, 0.0, z=0.3)])
+    with pytest.raises(NoPlacement) as info:
+        find_placement(world, NAMES[4], "at", region)
+    there = "red_block, green_block, blue_block, yellow_block are there"
+    assert str(info.value) == f"no free spot at the {region}: {there}"
+
+
+def test_three_blocks_placed_at_a_region_on_physics(
+    make_env: Callable[..., TabletopEnv],
+) -> None:
+    spots = ((0.36, -0.22), (0.36, 0.0), (0.60, -0.22))
+    objs = [
+        {"type": "block", "color": c, "pose": list(xy)}
+        for c, xy in zip(("red", "green", "blue"), spots, strict=True)
+    ]
+    env = make_env(scene={"name": "three-at-a-corner", "objects": objs})
+    env.reset(seed=0)
+    names = [f"{c}_block" for c in ("red", "green", "blue")]
+    for name in names:
+        picked = get_skill("pick")(env, object=name)
+        assert picked.success, picked.reason
+        placed = get_skill("place")(env, target="top left corner", relation="at")
+        assert placed.success, f"{name}: {placed.reason}"
+    check = env.check([f"at({n}, far left corner)" for n in names])
+    assert check.success, check.reason
