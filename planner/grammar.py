@@ -69,6 +69,17 @@ _EACH_OTHER = re.compile(
     r"\s+(?:in|into)\s+(?:a|one)\s+(?:single\s+)?(?:tower|stack|pile)\b"
 )
 
+# "unstack the tower", "take the tower apart": every block resting on another goes to the table
+_UNSTACK = re.compile(r"^(?:unstack|destack|dismantle|disassemble|take\s+apart)\b")
+_TOWER_NOUN = re.compile(
+    r"^(?:the\s+|all\s+(?:the\s+)?|every\s+|each\s+|both\s+(?:the\s+)?)?"
+    r"(?:whole\s+|entire\s+)?(?:tower|stack|pile)s?(?:\s+apart)?$"
+)
+# "take the blocks off the red block": the target is what they rest on
+_OFF = re.compile(r"\s+off\s+(?:of\s+)?(?:the\s+top\s+of\s+)?(?=\S)")
+# "put every block (back) on the table": down from wherever they are stacked
+_ON_TABLE = re.compile(r"^(.+?)\s+(?:back\s+)?(?:down\s+)?(?:on|onto|on\s+to)\s+the\s+table$")
+
 
 @dataclass(frozen=True)
 class NounPhrase:
@@ -86,7 +97,7 @@ class NounPhrase:
 class Request:
     """One clause read from an instruction."""
 
-    action: str  # place | stack | pick | push
+    action: str  # place | stack | pick | push | unstack
     objects: list[NounPhrase] = field(default_factory=list)
     relation: str | None = None
     target: NounPhrase | None = None
@@ -114,6 +125,8 @@ def _verb_at(text: str) -> str | None:
     text = _strip_filler(text)
     if _TOWER.match(text):
         return "stack"
+    if _UNSTACK.match(text):
+        return "unstack"
     for verb in (*UNSUPPORTED_VERBS, *PUSH_VERBS, *PICK_VERBS, *STACK_VERBS, *PLACE_VERBS, "sort"):
         if re.match(rf"{re.escape(verb)}\b", text):
             return verb
@@ -286,6 +299,17 @@ def parse_clause(clause: str) -> Request:
     tower = _TOWER.match(text)
     if tower:  # "build a tower of the red, green and blue blocks"
         text = "stack " + text[tower.end() :]
+    unstack = _UNSTACK.match(text)
+    if unstack:
+        return _parse_unstack(text[unstack.end() :].strip(), clause)
+    apart = re.match(r"take\s+(.+?)\s+apart$", text)
+    if apart:  # "take the tower apart"
+        return _parse_unstack(apart.group(1), clause)
+    off = _OFF.search(text)
+    if off and re.match(r"(?:take|get|lift|move|put|pick|grab|remove)\b", text):
+        words = re.sub(r"^\S+\s+", "", text[: off.start()])
+        words = re.sub(r"^(?:up|down)\s+|\s+(?:up|down)$", "", words)
+        return _parse_unstack(words, clause, target=text[off.end() :])
     for verb in UNSUPPORTED_VERBS:
         if re.match(rf"{re.escape(verb)}\b", text):
             rest = text[len(verb) :].strip()
@@ -330,6 +354,17 @@ _SIDE_OF = re.compile(
 )
 
 
+def _parse_unstack(rest: str, clause: str, target: str | None = None) -> Request:
+    """Blocks to take off whatever they rest on: "the tower", "the blocks", "it"."""
+    rest = re.sub(r"\s+apart$", "", rest.strip())
+    if not rest or _TOWER_NOUN.match(rest):
+        objects = [NounPhrase(None, "block", every=True, text=rest or "the blocks")]
+    else:
+        objects = _noun_list(rest)
+    return Request("unstack", objects=objects, target=parse_noun(target) if target else None,
+                   text=clause)  # fmt: skip
+
+
 def _parse_place(rest: str, clause: str, action: str) -> Request:
     each_other = _EACH_OTHER.search(" " + rest)
     if each_other:  # "put the blocks on top of each other": a stack
@@ -339,6 +374,9 @@ def _parse_place(rest: str, clause: str, action: str) -> Request:
             f"no skill places an object between two others ({clause!r}); "
             "say next to, left of, right of, behind or in front of one of them"
         )
+    on_table = _ON_TABLE.match(rest)
+    if on_table and action == "place":  # "put every block on the table": unstack them
+        return _parse_unstack(on_table.group(1), clause)
     if re.search(r"(?:\bdown|\b(?:on|onto|to)\s+the\s+table|\baside)$", rest):
         raise UnsupportedError(
             f"no skill puts an object down at an unnamed spot ({clause!r}); name a table region "

@@ -6,31 +6,41 @@ goals so that each can be reached (a target is put in place before anything is p
 to it, so towers go bottom-up; an object resting on a target, or standing in a target region,
 goes to its own place first; the held object's goal first, holding last); clears a block off
 a target before stacking on it or picking it; makes room in a crowded region; and puts down
-whatever the claw holds that no goal wants. Replanning is planning again from the state as it
-now is (pushes that had not run yet are kept).
+whatever the claw holds that no goal wants. What rests on what is tracked as the steps are
+planned, so a block is cleared top-down (a tower is taken apart from its top) and only once.
+Pushes run where the instruction asked for them, between the goals of the requests before and
+after; ordering and the conflicts no order can reach are in ``claw.planner.ordering``.
+"Unstack the tower", "take the blocks off the red block" and "put every block on the table"
+put each block resting on another next to its tower's base. Replanning is planning again from
+the state as it now is (pushes that had not run yet are kept, at the end).
 """
 
 from __future__ import annotations
 
 import itertools
+from typing import Any
 
 import numpy as np
 
-from claw.envs.exceptions import ClawError
-from claw.envs.predicates import AT_RADIUS, evaluate, parse_predicate
-from claw.envs.regions import REGIONS, region_anchor
+from claw.envs.predicates import evaluate, parse_predicate
+from claw.envs.regions import REGIONS
 from claw.envs.state import WorldState
 from claw.envs.tabletop import TabletopEnv
 from claw.planner.exceptions import UnparseableError, UnsupportedError
 from claw.planner.grammar import NounPhrase, Request, missing_object_error, parse_instruction
+from claw.planner.ordering import (
+    above,
+    check_conflicts,
+    check_pushes,
+    moves,
+    order_goals,
+    supports,
+    tower_order,
+)
 from claw.planner.plan import Plan
-from claw.skills.exceptions import NoPlacement
+from claw.planner.room import box_in_region, clear_region, fits
 from claw.skills.executor import SkillCall
-from claw.skills.pick import held_object, supported_by
-from claw.skills.placement import find_placement
-
-REGION_CLEARING = 0.15  # m from a region's anchor: blocks this near may be moved to make room
-BOX_MARGIN = 0.002  # m: a box this far inside a region's radius holds blocks ``at`` the region
+from claw.skills.pick import held_object
 
 
 class Resolver:
@@ -84,12 +94,14 @@ def _movers(resolve: Resolver, nouns: list[NounPhrase], what: str) -> list[str]:
 
 
 def goals_and_pushes(
-    requests: list[Request], names: list[str]
+    requests: list[Request], names: list[str], world: WorldState | None = None
 ) -> tuple[list[str], list[SkillCall]]:
     """Goal predicates for place, stack and pick requests; push calls for push requests.
 
     A later request about an object replaces holding it ("pick up the red block and put it in
-    the box"); "it"/"them" in a target refers to what the previous request named.
+    the box"); "it"/"them" in a target refers to what the previous request named. Unstacking
+    ("unstack the tower", "take the blocks off the red block", "put every block on the table")
+    needs ``world``: each block resting on another goes next to its tower's base.
 
     Raises:
         UnknownObjectError: a noun phrase that matches no object of the scene.
@@ -107,6 +119,9 @@ def goals_and_pushes(
             for obj in pushed:
                 args = {"object": obj, "direction": request.direction, "distance": request.distance}
                 pushes.append(SkillCall(skill="push", args=args))
+            continue
+        if request.action == "unstack":
+            goal.extend(g for g in _unstack(request, resolve, world) if g not in goal)
             continue
         verb = {"pick": "pick up", "stack": "stack"}.get(request.action, "carry")
         movers = _movers(resolve, request.objects, verb)
@@ -151,160 +166,28 @@ def goals_and_pushes(
     return goal, pushes
 
 
-def _tower_order(names: list[str], world: WorldState) -> list[str]:
-    """Bottom-up order for ``stacked(names)``: keep a tower that is already there."""
-    base = names[0]
-    for name in names:  # the lowest object of the group that others already rest on
-        obj = world.get(name)
-        if obj.bottom <= world.table_z + 0.01 and any(
-            evaluate(f"on({o}, {name})", world).holds for o in names if o != name
-        ):
-            base = name
-            break
-    order = [base]
-    while len(order) < len(names):
-        top = order[-1]
-        above = [o for o in names if o not in order and evaluate(f"on({o}, {top})", world).holds]
-        if not above:
-            break
-        order.append(above[0])
-    order.extend(n for n in names if n not in order)
-    return order
-
-
-def _moves(text: str) -> set[str]:
-    """The objects a goal predicate has the claw carry."""
-    predicate = parse_predicate(text)
-    if predicate.name == "stacked":
-        return set(predicate.args)
-    return {predicate.args[0]}
-
-
-def _targets(text: str) -> set[str]:
-    """The objects a goal predicate places things relative to."""
-    predicate = parse_predicate(text)
-    if predicate.name == "stacked":
-        return set(predicate.args)
-    if predicate.name in ("at", "holding"):
-        return set()
-    return {predicate.args[1]}
-
-
-def order_goals(goal: list[str], world: WorldState) -> list[str]:
-    """The goal's predicates in an order in which they can be reached one after another.
-
-    A target is put in its place before anything is placed relative to it (towers bottom-up);
-    an object resting on a target goes to its own place before the target is used; a goal for
-    the held object comes first, and holding an object comes last. Otherwise the order is the
-    instruction's.
-    """
-    held = held_object(world)
-    resting = {name: set(supported_by(world, name)) for name in world.objects}
-    after: dict[int, set[int]] = {i: set() for i in range(len(goal))}  # i waits for these
-    for i, text in enumerate(goal):
-        blockers = set().union(*(resting.get(t, set()) for t in _targets(text)))
-        if text.startswith("at("):  # objects standing in the region go to their places first
-            anchor = np.array(region_anchor(parse_predicate(text).args[1]))
-            blockers |= {n for n, o in world.objects.items()
-                         if float(np.linalg.norm(o.xy - anchor)) < REGION_CLEARING}  # fmt: skip
-        for j, other in enumerate(goal):
-            if i == j or _moves(other) & _moves(text) == _moves(other):
-                continue
-            if _moves(other) & _targets(text) or _moves(other) & blockers:
-                after[i].add(j)
-
-    def rank(i: int) -> tuple[int, int]:
-        text = goal[i]
-        if text.startswith("holding("):
-            return (2, i)
-        return (0 if held in _moves(text) else 1, i)
-
-    order: list[int] = []
-    while len(order) < len(goal):
-        left = [i for i in range(len(goal)) if i not in order]
-        ready = [i for i in left if after[i] <= set(order)] or left  # a cycle: instruction order
-        order.append(min(ready, key=rank))
-    return [goal[i] for i in order]
-
-
-def _without(world: WorldState, names: set[str]) -> WorldState:
-    """The world with these objects taken away (to ask where things would fit then)."""
-    kept = {n: o for n, o in world.objects.items() if n not in names}
-    return WorldState(objects=kept, gripper=world.gripper, table_z=world.table_z)
-
-
-def _fits(world: WorldState, obj: str, relation: str, target: str) -> bool:
-    try:
-        find_placement(world, obj, relation, target)
-    except (NoPlacement, ClawError):
-        return False
-    return True
-
-
-def clear_region(
-    world: WorldState, obj: str, region: str, keep: set[str], taken: set[str]
-) -> list[SkillCall]:
-    """Steps that move blocks out of ``region`` when nothing else lets ``obj`` fit there.
-
-    Blocks nearest the region's anchor go first, as few as make room; each goes to the nearest
-    other region with room that no goal uses. ``keep`` are objects the goal moves anyway.
-    Nothing is moved when clearing blocks would not make room (a box is in the way).
-    """
-    if _fits(world, obj, "at", region):
-        return []
-    anchor = np.array(region_anchor(region))
-
-    def distance(name: str) -> float:
-        return float(np.linalg.norm(world.get(name).xy - anchor))
-
-    near = sorted(
-        (
-            name
-            for name, o in world.objects.items()
-            if o.type == "block" and name != obj and name not in keep
-            if distance(name) < REGION_CLEARING and not supported_by(world, name)
-        ),
-        key=distance,
-    )
-    moved: list[str] = []
-    for name in near:
-        moved.append(name)
-        if _fits(_without(world, set(moved)), obj, "at", region):
-            break
-    else:
-        return []
-    calls: list[SkillCall] = []
-    for name in moved:
-        here = world.get(name).xy
-        free = [r for r in REGIONS if r != region and r not in taken]
-        others = sorted(
-            (r for r in free if np.linalg.norm(np.array(REGIONS[r]) - anchor) > 2 * AT_RADIUS),
-            key=lambda r: float(np.linalg.norm(np.array(REGIONS[r]) - here)),
-        )
-        away = next((r for r in others if _fits(world, name, "at", r)), None)
-        if away is None:
-            return []
-        taken = taken | {away}
-        calls.append(SkillCall(skill="pick", args={"object": name}))
-        calls.append(SkillCall(skill="place", args={"target": away, "relation": "at"}))
-    return calls
-
-
-def box_in_region(world: WorldState, obj: str, region: str) -> str | None:
-    """A box standing on the region's anchor that ``obj`` fits in, when the region has no room.
-
-    A block in a box whose centre is this near the anchor is ``at`` the region (the predicate
-    asks for the centre within 6 cm): when a box fills the region, the block goes in it.
-    """
-    if _fits(world, obj, "at", region):
-        return None
-    anchor = np.array(region_anchor(region))
-    for name, box in world.objects.items():
-        if box.type != "box" or float(np.linalg.norm(box.xy - anchor)) > AT_RADIUS - BOX_MARGIN:
-            continue
-        if _fits(world, obj, "in", name):
-            return name
-    return None
+def _unstack(request: Request, resolve: Resolver, world: WorldState | None) -> list[str]:
+    """``next_to(block, base)`` for each named block resting on a block, as high as it rests."""
+    if world is None:
+        raise UnsupportedError(f"unstacking needs the scene as it is: {request.text!r}")
+    on_blocks = {o: s for o, s in supports(world).items() if s.split("_")[1] == "block"}
+    previous = list(resolve.last)
+    named = _movers(resolve, request.objects, "unstack")
+    if request.target is not None:
+        resolve.last = previous
+        base = resolve.one(request.target, "block")
+        tower = above(base, on_blocks)
+        chosen = [o for o in tower if o in named]
+        resolve.last = chosen or named
+        return [f"next_to({o}, {base})" for o in reversed(chosen)]
+    goals = []
+    for obj in sorted(named, key=lambda o: -world.get(o).bottom):  # top down
+        if obj in on_blocks:
+            base = obj
+            while base in on_blocks:
+                base = on_blocks[base]
+            goals.append(f"next_to({obj}, {base})")
+    return goals
 
 
 class OfflinePlanner:
@@ -315,18 +198,20 @@ class OfflinePlanner:
     def plan(self, instruction: str, env: TabletopEnv) -> Plan:
         """Read the instruction and plan from the current state.
 
+        Steps keep the instruction's order where it gives one: a push runs where it was asked
+        for (before the goals of later requests, after those of earlier ones).
+
         Raises:
             UnparseableError, UnsupportedError, UnknownObjectError: before anything moves.
         """
         requests = parse_instruction(instruction)
-        goal, pushes = goals_and_pushes(requests, env.object_names)
+        world = env.world_state()
+        goal, _ = goals_and_pushes(requests, env.object_names, world)
         for text in goal:
             parse_predicate(text)
-        # pushes asked for before anything else run first; the others after the goal's steps
-        leading = next((i for i, r in enumerate(requests) if r.action != "push"), len(requests))
-        first = len(goals_and_pushes(requests[:leading], env.object_names)[1])
-        steps = [*pushes[:first], *self.steps(goal, env.world_state()), *pushes[first:]]
-        return Plan(goal=goal, steps=steps)
+        check_conflicts(goal)
+        segments = _segments(requests, env.object_names, world, goal)
+        return Plan(goal=goal, steps=self._steps(segments, world, goal))
 
     def replan(
         self, instruction: str, plan: Plan, env: TabletopEnv, failure: object = None
@@ -343,65 +228,151 @@ class OfflinePlanner:
 
     def steps(self, goal: list[str], world: WorldState) -> list[SkillCall]:
         """Skill calls that reach ``goal`` from ``world``, skipping what already holds."""
+        return self._steps([(goal, [])], world, goal)
+
+    def _steps(
+        self, segments: list[tuple[list[str], list[SkillCall]]], world: WorldState, goal: list[str]
+    ) -> list[SkillCall]:
+        """Steps for each segment's goals (ordered), then its pushes, tracking what rests where."""
         calls: list[SkillCall] = []
         held = held_object(world)
-        pending = order_goals(goal, world)
+        below = supports(world)  # what each object rests on, as the planned steps leave it
+        moved: set[str] = set()
+        placed: dict[str, tuple[str, str]] = {}
+        keep = {o for g in goal for o in moves(g)}
+        taken = {parse_predicate(g).args[1] for g in goal if g.startswith("at(")}
+
+        def holds(text: str) -> bool:
+            predicate = parse_predicate(text)
+            args = list(predicate.args)
+            if not set(args) & moved:
+                return evaluate(predicate, world).holds
+            if predicate.name == "holding":
+                return held == args[0]
+            if predicate.name in ("on", "in"):
+                return below.get(args[0]) == args[1]
+            if predicate.name == "stacked":
+                return all(below.get(u) == b for b, u in itertools.pairwise(args))
+            return placed.get(args[0]) == (predicate.name, args[1])
+
+        def aside(name: str, obj: str) -> tuple[str, str]:
+            """Where a block on ``obj`` goes before ``obj`` is picked: a free region away from
+            it (next to it, it could leave no room for the fingers), else next to it."""
+            here = world.get(obj).xy
+            free = sorted(
+                (
+                    r
+                    for r in REGIONS
+                    if r not in taken and np.linalg.norm(np.array(REGIONS[r]) - here) > 0.1
+                ),
+                key=lambda r: float(np.linalg.norm(np.array(REGIONS[r]) - here)),
+            )
+            region = next((r for r in free if fits(world, name, "at", r)), None)
+            if region is None:
+                return ("next_to", obj)
+            taken.add(region)
+            return ("at", region)
+
+        def put_down() -> None:
+            nonlocal held
+            if held is not None:
+                calls.append(SkillCall(skill="place", args={"target": "center", "relation": "at"}))
+                below.pop(held, None)
+                moved.add(held)
+                placed[held] = ("at", "center")
+                held = None
 
         def move(obj: str, relation: str, target: str, near: str | None = None) -> None:
             nonlocal held
             if held is not None and held != obj:
-                calls.append(SkillCall(skill="place", args={"target": "center", "relation": "at"}))
-                held = None
-            for above in supported_by(world, obj):
-                calls.append(SkillCall(skill="pick", args={"object": above}))
-                calls.append(SkillCall(skill="place", args={"target": obj, "relation": "next_to"}))
+                put_down()
             if held != obj:
+                for top in reversed(above(obj, below)):  # what rests on it goes first, top down
+                    move(top, *aside(top, obj))
                 calls.append(SkillCall(skill="pick", args={"object": obj}))
             args = {"target": target, "relation": relation}
             if near is not None:
                 args["near"] = near
             calls.append(SkillCall(skill="place", args=args))
+            below.pop(obj, None)
+            if relation in ("on", "in"):
+                below[obj] = target
+            moved.add(obj)
+            placed[obj] = (relation, target)
             held = None
 
-        for text in pending:
-            predicate = parse_predicate(text)
-            if evaluate(predicate, world).holds:
-                continue
-            if predicate.name == "holding":
-                obj = predicate.args[0]
-                if held != obj:
-                    if held is not None:
-                        calls.append(
-                            SkillCall(skill="place", args={"target": "center", "relation": "at"})
-                        )
-                    calls.append(SkillCall(skill="pick", args={"object": obj}))
-                    held = obj
-                continue
-            if predicate.name == "stacked":
-                order = _tower_order(list(predicate.args), world)
-                for below, above in itertools.pairwise(order):
-                    if evaluate(f"on({above}, {below})", world).holds:
-                        continue
-                    move(above, "on", below)
-                continue
-            obj, target = predicate.args
-            if predicate.name == "at":
-                keep = {o for g in goal for o in _moves(g)}
-                taken = {parse_predicate(g).args[1] for g in goal if g.startswith("at(")}
-                clearing = clear_region(world, obj, target, keep, taken)
-                box = None if clearing else box_in_region(world, obj, target)
-                if box is not None:
-                    move(obj, "in", box, near=target)  # in the box, as near the anchor as fits
+        for part, pushes in segments:
+            for text in order_goals(part, world):
+                predicate = parse_predicate(text)
+                if holds(text):
                     continue
-                calls.extend(clearing)
-            if predicate.name == "on":
-                for other in supported_by(world, target):
-                    if other != obj:
-                        calls.append(SkillCall(skill="pick", args={"object": other}))
-                        calls.append(
-                            SkillCall(skill="place", args={"target": target, "relation": "next_to"})
-                        )
-            move(obj, predicate.name, target)
+                if predicate.name == "holding":
+                    obj = predicate.args[0]
+                    if held != obj:
+                        put_down()
+                        for top in reversed(above(obj, below)):
+                            move(top, *aside(top, obj))
+                        calls.append(SkillCall(skill="pick", args={"object": obj}))
+                        below.pop(obj, None)
+                        moved.add(obj)
+                        held = obj
+                    continue
+                if predicate.name == "stacked":
+                    order = tower_order(list(predicate.args), world)
+                    for base, top in itertools.pairwise(order):
+                        if not holds(f"on({top}, {base})"):
+                            self._stack(top, base, below, move)
+                    continue
+                obj, target = predicate.args
+                if predicate.name == "at":
+                    clearing = clear_region(world, obj, target, keep, taken)
+                    box = None if clearing else box_in_region(world, obj, target)
+                    if box is not None:
+                        move(obj, "in", box, near=target)  # in the box, as near the anchor as fits
+                        continue
+                    calls.extend(clearing)
+                    moved.update(c.args["object"] for c in clearing if c.skill == "pick")
+                if predicate.name == "on":
+                    self._stack(obj, target, below, move)
+                    continue
+                move(obj, predicate.name, target)
+            if pushes:
+                put_down()
+                calls.extend(pushes)
+                for call in pushes:
+                    below.pop(call.args["object"], None)
+                    moved.add(call.args["object"])
         if held is not None and not any(p.startswith("holding(") for p in goal):
-            calls.append(SkillCall(skill="place", args={"target": "center", "relation": "at"}))
+            put_down()
         return calls
+
+    @staticmethod
+    def _stack(obj: str, target: str, below: dict[str, str], move: Any) -> None:
+        """Put ``obj`` on ``target``: whatever else is on the target goes next to it first."""
+        if obj in above(target, below) and below.get(obj) != target:
+            move(obj, "next_to", target)  # it is higher up the target's tower: off it first
+        for other in reversed(above(target, below)):
+            if other != obj:
+                move(other, "next_to", target)
+        move(obj, "on", target)
+
+
+def _segments(
+    requests: list[Request], names: list[str], world: WorldState, goal: list[str]
+) -> list[tuple[list[str], list[SkillCall]]]:
+    """The goal split where pushes were asked for: (goals asked for before, the pushes)."""
+    segments: list[tuple[list[str], list[SkillCall]]] = []
+    assigned: list[str] = []
+    count = 0
+    for k, request in enumerate(requests):
+        if request.action != "push":
+            continue
+        before, _ = goals_and_pushes(requests[:k], names, world)
+        _, pushes = goals_and_pushes(requests[: k + 1], names, world)
+        part = [g for g in goal if g in before and g not in assigned]
+        check_pushes(assigned + part, pushes[count:])
+        segments.append((part, pushes[count:]))
+        assigned.extend(part)
+        count = len(pushes)
+    segments.append(([g for g in goal if g not in assigned], []))
+    return segments

@@ -1,0 +1,181 @@
+"""Ordering the offline planner's goals, and what rests on what as its steps are planned.
+
+Goals are ordered so that a later step never undoes an earlier one: a target is put in its place
+before anything is placed on or relative to it (towers bottom-up; a base before its tower), a
+block with others on it is moved only after the goals of the blocks above it (towers are taken
+apart top-down), and an object resting on a target that must be clear goes to its own place
+first. Goals that no order can reach — a support cycle (``on(a, b)`` and ``on(b, a)``), one
+object asked to rest on two things, a push that would move what an earlier request placed —
+are ``unsupported`` before anything moves, with the conflict named.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from claw.envs.predicates import evaluate, parse_predicate
+from claw.envs.regions import region_anchor
+from claw.envs.state import WorldState
+from claw.planner.exceptions import UnsupportedError
+from claw.skills.executor import SkillCall
+from claw.skills.pick import held_object, supported_by
+
+REGION_CLEARING = 0.15  # m from a region's anchor: blocks this near may be moved to make room
+CLEAR_TOP = ("on", "in", "stacked")  # relations whose target's top must be free of other goals
+
+
+def tower_order(names: list[str], world: WorldState) -> list[str]:
+    """Bottom-up order for ``stacked(names)``: keep a tower that is already there."""
+    base = names[0]
+    for name in names:  # the lowest object of the group that others already rest on
+        obj = world.get(name)
+        if obj.bottom <= world.table_z + 0.01 and any(
+            evaluate(f"on({o}, {name})", world).holds for o in names if o != name
+        ):
+            base = name
+            break
+    order = [base]
+    while len(order) < len(names):
+        top = order[-1]
+        above = [o for o in names if o not in order and evaluate(f"on({o}, {top})", world).holds]
+        if not above:
+            break
+        order.append(above[0])
+    order.extend(n for n in names if n not in order)
+    return order
+
+
+def moves(text: str) -> set[str]:
+    """The objects a goal predicate has the claw carry."""
+    predicate = parse_predicate(text)
+    if predicate.name == "stacked":
+        return set(predicate.args)
+    return {predicate.args[0]}
+
+
+def targets(text: str) -> set[str]:
+    """The objects a goal predicate places things relative to."""
+    predicate = parse_predicate(text)
+    if predicate.name == "stacked":
+        return set(predicate.args)
+    if predicate.name in ("at", "holding"):
+        return set()
+    return {predicate.args[1]}
+
+
+def supports(world: WorldState) -> dict[str, str]:
+    """What each object rests on (a block or a box), for those resting on something."""
+    below: dict[str, str] = {}
+    for name in world.objects:
+        for other in supported_by(world, name):
+            below.setdefault(other, name)
+    return below
+
+
+def above(name: str, below: dict[str, str]) -> list[str]:
+    """Objects resting on ``name``, directly or on one another, nearest first."""
+    found: list[str] = []
+    frontier = [name]
+    while frontier:
+        level = [o for o, s in below.items() if s in frontier and o not in found]
+        found.extend(level)
+        frontier = level
+    return found
+
+
+def check_conflicts(goal: list[str]) -> None:
+    """Refuse goals that no order reaches: support cycles, two supports for one object.
+
+    Raises:
+        UnsupportedError: naming the predicates in conflict.
+    """
+    rests: dict[str, tuple[str, str]] = {}  # object -> (what it rests on, the goal saying so)
+    for text in goal:
+        predicate = parse_predicate(text)
+        pairs: list[tuple[str, str]] = []
+        if predicate.name in ("on", "in"):
+            pairs = [(predicate.args[0], predicate.args[1])]
+        elif predicate.name == "stacked":
+            args = list(predicate.args)
+            pairs = list(zip(args[1:], args[:-1], strict=True))
+        for obj, base in pairs:
+            if obj in rests and rests[obj][0] != base:
+                raise UnsupportedError(
+                    f"{obj} cannot rest on both {rests[obj][0]} and {base}: "
+                    f"{rests[obj][1]} conflicts with {text}"
+                )
+            rests[obj] = (base, text)
+    for start in rests:
+        chain, node = [start], start
+        while node in rests:
+            node = rests[node][0]
+            if node == start:
+                said = sorted({rests[n][1] for n in chain})
+                raise UnsupportedError(
+                    f"no order reaches {' and '.join(said)}: "
+                    f"{' on '.join([*chain, start])} would rest on itself"
+                )
+            if node in chain:
+                break
+            chain.append(node)
+
+
+def check_pushes(done: list[str], pushes: list[SkillCall]) -> None:
+    """Refuse a push that would move what an earlier request placed (or placed things on).
+
+    Raises:
+        UnsupportedError: naming the push and the goal it would undo.
+    """
+    for call in pushes:
+        obj = call.args["object"]
+        for text in done:
+            if obj in moves(text) | targets(text):
+                raise UnsupportedError(
+                    f"pushing {obj} {call.args['direction']} after {text} would undo it; "
+                    "ask for the push first"
+                )
+
+
+def order_goals(goal: list[str], world: WorldState) -> list[str]:
+    """The goal's predicates in an order in which they can be reached one after another.
+
+    A target is put in its place before anything is placed relative to it (towers bottom-up);
+    an object resting on a target that must be clear goes to its own place before the target is
+    used; a block with others on it is moved after their goals (top-down); a goal for the held
+    object comes first, and holding an object comes last. Otherwise the order is the
+    instruction's.
+    """
+    held = held_object(world)
+    below = supports(world)
+    resting = {name: set(supported_by(world, name)) for name in world.objects}
+    after: dict[int, set[int]] = {i: set() for i in range(len(goal))}  # i waits for these
+    for i, text in enumerate(goal):
+        clear_top = parse_predicate(text).name in CLEAR_TOP
+        blockers = (
+            set().union(*(resting.get(t, set()) for t in targets(text))) if clear_top else set()
+        )
+        if text.startswith("at("):  # objects standing in the region go to their places first
+            anchor = np.array(region_anchor(parse_predicate(text).args[1]))
+            blockers |= {n for n, o in world.objects.items()
+                         if float(np.linalg.norm(o.xy - anchor)) < REGION_CLEARING}  # fmt: skip
+        on_top = set().union(*(above(m, below) for m in moves(text))) - moves(text)
+        for j, other in enumerate(goal):
+            if i == j or moves(other) & moves(text) == moves(other):
+                continue
+            if moves(other) & targets(text) or moves(other) & blockers:
+                after[i].add(j)
+            elif moves(other) & on_top and not moves(text) & targets(other):
+                after[i].add(j)  # the blocks above go to their places before this one moves
+
+    def rank(i: int) -> tuple[int, int]:
+        text = goal[i]
+        if text.startswith("holding("):
+            return (2, i)
+        return (0 if held in moves(text) else 1, i)
+
+    order: list[int] = []
+    while len(order) < len(goal):
+        left = [i for i in range(len(goal)) if i not in order]
+        ready = [i for i in left if after[i] <= set(order)] or left  # a cycle: instruction order
+        order.append(min(ready, key=rank))
+    return [goal[i] for i in order]
