@@ -194,6 +194,26 @@ def test_skills_act_only_through_the_actuators(clear_env: TabletopEnv) -> None:
     assert witness.mismatches == []
 
 
+def test_new_motions_act_only_through_the_actuators(make_env: MakeEnv) -> None:
+    """Off a tower, out of a box, two blocks at one region, a drop into a box: witnessed."""
+    env = make_env(scene="stacked")
+    env.reset(seed=0)
+    witness = PhysicsWitness(env)
+    env.step_callbacks.append(witness)
+    try:
+        assert run(env, "pick", object="blue_block").success  # the top of a tower
+        assert run(env, "place", target="far right corner", relation="at").success
+        assert run(env, "pick", object="purple_block").success
+        assert run(env, "place", target="far right corner", relation="at").success
+        assert run(env, "pick", object="green_block").success
+        assert run(env, "place", target="gray_box", relation="in").success  # its third block
+    finally:
+        env.step_callbacks.remove(witness)
+    witness.check(env)
+    assert witness.periods > 300
+    assert witness.mismatches == []
+
+
 def test_the_witness_catches_a_teleport(clear_env: TabletopEnv) -> None:
     """The guard above can fail: a qpos write between steps is seen."""
     env = clear_env
