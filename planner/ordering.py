@@ -136,6 +136,45 @@ def check_pushes(done: list[str], pushes: list[SkillCall]) -> None:
                 )
 
 
+def fold_towers_at_regions(goal: list[str], world: WorldState) -> list[str]:
+    """The goals to plan for, where a tower is asked for at a region: only its base is placed
+    there (before the tower is built on it); the ``at`` goals of the blocks above then hold by
+    stacking, and are left out so that no step carries them away from the tower. The goal
+    checked at the end is still the whole one.
+    """
+    regions: dict[str, set[str]] = {}
+    for text in goal:
+        predicate = parse_predicate(text)
+        if predicate.name == "at":
+            regions.setdefault(predicate.args[0], set()).add(predicate.args[1])
+    implied: set[str] = set()
+    bases: dict[str, str] = {}  # a stacked goal -> the at goal of its base, planned just before it
+    for text in goal:
+        predicate = parse_predicate(text)
+        if predicate.name != "stacked":
+            continue
+        members = list(predicate.args)
+        shared = set.intersection(*(regions.get(m, set()) for m in members))
+        if len(shared) != 1:
+            continue
+        region = next(iter(shared))
+        base = tower_order(members, world)[0]
+        implied |= {_at(m, region) for m in members if m != base}
+        bases[text] = _at(base, region)
+    folded: list[str] = []
+    for text in goal:
+        predicate = parse_predicate(text)
+        key = _at(*predicate.args) if predicate.name == "at" else text
+        if key in implied or (predicate.name == "at" and key in bases.values()):
+            continue
+        folded.extend([bases[text], text] if text in bases else [text])
+    return folded
+
+
+def _at(obj: str, region: str) -> str:
+    return f"at({obj}, {region})"
+
+
 def order_goals(goal: list[str], world: WorldState) -> list[str]:
     """The goal's predicates in an order in which they can be reached one after another.
 
@@ -143,8 +182,10 @@ def order_goals(goal: list[str], world: WorldState) -> list[str]:
     an object resting on a target that must be clear goes to its own place before the target is
     used; a block with others on it is moved after their goals (top-down); a goal for the held
     object comes first, and holding an object comes last. Otherwise the order is the
-    instruction's.
+    instruction's. A tower asked for at a region is built on a base placed there
+    (:func:`fold_towers_at_regions`).
     """
+    goal = fold_towers_at_regions(goal, world)
     held = held_object(world)
     below = supports(world)
     resting = {name: set(supported_by(world, name)) for name in world.objects}

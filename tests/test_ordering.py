@@ -229,3 +229,25 @@ def test_on_physics(
     assert env.check(goal).success
     if name.startswith("push"):  # the push ran, and moved the red block left (+y)
         assert env.world_state().get("red_block").xy[1] - start[1] > 0.03
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_a_tower_at_a_region_is_built_on_a_base_placed_there(
+    make_env: Callable[..., TabletopEnv], seed: int
+) -> None:
+    """stacked(...) with at(..., R) for every block: the base goes to R, the tower on it."""
+    from claw.skills.executor import execute_calls
+
+    env = make_env(scene=flat("red", "green", "blue"))
+    env.reset(seed=seed)
+    region = "near right corner"
+    goal = [
+        "stacked(red_block, green_block, blue_block)",
+        *(f"at({c}_block, {region})" for c in ("red", "green", "blue")),
+    ]
+    steps = OfflinePlanner().steps(goal, env.world_state())
+    relations = [s.args["relation"] for s in steps if s.skill == "place"]
+    assert relations.count("on") == 2  # the tower is built once ...
+    assert "at" not in relations[relations.index("on") :]  # ... and nothing carried off it
+    assert execute_calls(env, steps).success
+    assert env.check(goal).success
