@@ -67,18 +67,7 @@ def moved(world: WorldState, name: str, x: float, y: float, p: Placement) -> Wor
 
 def fingers(world: WorldState, name: str, p: Placement) -> list[np.ndarray]:
     """The two finger rectangles at release with the default opening."""
-    half = float(world.get(name).half_extents[1]) + pl.RELEASE_MARGIN / 2 + pl.FINGER_THICKNESS / 2
-    axis = np.array([-math.sin(p.yaw), math.cos(p.yaw)])
-    return [
-        geometry.rect_corners(
-            p.x + side * half * axis[0],
-            p.y + side * half * axis[1],
-            p.yaw,
-            pl.FINGER_LENGTH / 2,
-            pl.FINGER_THICKNESS / 2,
-        )
-        for side in (1, -1)
-    ]
+    return fingers_at(p, 2 * float(world.get(name).half_extents[1]) + pl.RELEASE_MARGIN)
 
 
 def failure(world: WorldState, obj: str, relation: str, target: str) -> str:

@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 import pytest
+from test_llm_planner import GOOD, INSTRUCTION  # the plan the LLM tests answer with
 
 from claw.envs import TabletopEnv
 from claw.planner.exceptions import InvalidPlanError, PlanTooLongError
@@ -16,15 +17,6 @@ from claw.planner.offline import OfflinePlanner
 from claw.planner.plan import MAX_PLAN_STEPS, Plan, check_plan_length
 from claw.skills.executor import SkillCall
 
-INSTRUCTION = "put the red block next to the blue box"
-GOOD = {
-    "goal": ["next_to(red_block, blue_box)"],
-    "steps": [
-        {"skill": "pick", "args": {"object": "red_block"}},
-        {"skill": "place", "args": {"target": "blue_box", "relation": "next_to"}},
-    ],
-    "error": None,
-}
 HUGE = json.dumps({"goal": [], "steps": [{"skill": "home", "args": {}}] * 100_000, "error": None})
 
 
