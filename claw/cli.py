@@ -66,14 +66,12 @@ def main(argv: list[str] | None = None) -> None:
         assert exc.ctx is not None
         print(exc.ctx.get_help())
         code = EXIT_OK
-    except click_errors.UsageError as exc:  # bad options or arguments: one line, like every error
-        command = " ".join(exc.ctx.command_path.split()[1:]) if exc.ctx else ""
-        where = f" (see claw {command} --help)".replace("  ", " ")
+    except (
+        click_errors.ClickException
+    ) as exc:  # bad options or arguments: one line, like every error
+        hint = f" (see {exc.ctx.command_path} --help)" if getattr(exc, "ctx", None) else ""
         # Under --json a flag asks for JSON (``claw eval --json FILE`` names a file instead).
-        report_error("invalid_input", exc.format_message() + where, as_json=_json_flag(args))
-        code = EXIT_BAD_INPUT
-    except click_errors.ClickException as exc:  # e.g. an unreadable file argument
-        report_error("invalid_input", exc.format_message(), as_json=_json_flag(args))
+        report_error("invalid_input", exc.format_message() + hint, as_json=_json_flag(args))
         code = EXIT_BAD_INPUT
     except (typer.Abort, KeyboardInterrupt):
         report_error("interrupted", "stopped by the user")

@@ -8,14 +8,16 @@ import typer
 
 from claw.output import Prefer
 
-SEED_MAX = 2**32 - 1  # what NumPy and Gymnasium accept (claw.envs.outputs.check_seed)
-
 
 def seed_callback(value: int) -> int:
-    """Refuse a seed outside 0 … 2**32 - 1 as a usage error."""
-    if not 0 <= value <= SEED_MAX:
-        raise typer.BadParameter(f"a seed is an integer from 0 to {SEED_MAX}, not {value}")
-    return value
+    """Refuse, as a usage error, a seed ``claw.envs.check_seed`` refuses (the one rule)."""
+    from claw.envs.exceptions import InvalidSeedError
+    from claw.envs.seeding import check_seed
+
+    try:
+        return check_seed(value)
+    except InvalidSeedError as exc:
+        raise typer.BadParameter(str(exc)) from None
 
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")]

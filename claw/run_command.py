@@ -117,8 +117,8 @@ def run(
         )
     except (ClawError, ValueError, OSError, RuntimeError) as exc:  # scene, video, no display
         kind, message = error_of(exc)
-        result.error = error_payload(kind, message)
-    if result.error is not None:
+        result.error = {"kind": kind, "message": message}
+    if result.error is not None:  # one safe line, whichever layer found it
         result.error = error_payload(result.error["kind"], result.error["message"])
     if as_json:
         print(result.model_dump_json())

@@ -27,7 +27,7 @@ from claw.envs.exceptions import (
     PredicateError,
     UnknownObjectError,
 )
-from claw.envs.outputs import SEED_MAX, check_output_dir, check_output_file, check_seed
+from claw.envs.outputs import check_output_dir, check_output_file
 from claw.envs.predicates import (
     GoalResult,
     Predicate,
@@ -40,6 +40,7 @@ from claw.envs.predicates import (
 from claw.envs.randomization import DomainRandomization
 from claw.envs.regions import REGIONS, WORKSPACE_X, WORKSPACE_Y, region_anchor, resolve_region
 from claw.envs.scene import ObjectSpec, PlacedObject, SceneSpec, builtin_scenes
+from claw.envs.seeding import SEED_MAX, check_seed
 from claw.envs.state import GripperState, ObjectState, WorldState
 from claw.envs.tabletop import TabletopEnv
 

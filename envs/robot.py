@@ -28,6 +28,7 @@ FINGER_BODIES: tuple[str, str] = ("left_finger", "right_finger")
 REST_KEY = "rest"
 MAX_HALF_OPENING = 0.045  # m per finger; the claw opens to 9.5 cm between the pads
 PAD_CLEARANCE = 0.005  # distance between the pads' inner faces when fully closed
+PAD_REACH = 0.015  # m: the pads end this far below the tool point
 
 # Claw pointing down (the wrist pitched by pi); with yaw 0 the fingers close along world y.
 DOWN = np.array([[-1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, -1.0]])

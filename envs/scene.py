@@ -36,7 +36,7 @@ from claw.envs import geometry, regions
 from claw.envs import objects as catalog
 from claw.envs.exceptions import InvalidSceneError
 from claw.envs.objects import Color, ObjectType
-from claw.envs.outputs import check_seed
+from claw.envs.seeding import check_seed
 
 SCENES_DIR = Path(__file__).with_name("scenes")
 

@@ -14,7 +14,6 @@ from gymnasium import spaces
 from claw.envs.exceptions import InvalidSceneError
 from claw.envs.model import ObjectModel, build_model
 from claw.envs.objects import inner_half_width
-from claw.envs.outputs import check_seed
 from claw.envs.predicates import GoalResult, Predicate, check_objects, evaluate_goal, parse_goal
 from claw.envs.randomization import DomainRandomization, Nominal, randomize_objects
 from claw.envs.rendering import Renderers, has_display
@@ -26,6 +25,7 @@ from claw.envs.robot import (
     tool_yaw,
 )
 from claw.envs.scene import PlacedObject, SceneSpec
+from claw.envs.seeding import check_seed
 from claw.envs.state import SETTLED_SPEED, GripperState, ObjectState, WorldState
 from claw.envs.tool import ToolTarget
 

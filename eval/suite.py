@@ -16,8 +16,8 @@ from pydantic import (
 )
 
 from claw.envs.exceptions import ClawError
-from claw.envs.outputs import check_seed
 from claw.envs.predicates import parse_predicate
+from claw.envs.seeding import check_seed
 from claw.eval.exceptions import InvalidSuiteError
 
 SUITES_DIR = Path(__file__).with_name("suites")

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from claw.library.builtins import implementation_ref
 from claw.library.manifest import Metrics
 from claw.library.storage import SkillLibrary
 from claw.skills.base import skill_implementations, skill_names
-from claw.skills.bench import SkillBench
+
+if TYPE_CHECKING:
+    from claw.skills.bench import SkillBench
 
 
 def record_controller_metrics(

@@ -142,15 +142,14 @@ def fold_towers_at_regions(goal: list[str], world: WorldState) -> list[str]:
     stacking, and are left out so that no step carries them away from the tower. The goal
     checked at the end is still the whole one.
     """
+    parsed = [(text, parse_predicate(text)) for text in goal]
     regions: dict[str, set[str]] = {}
-    for text in goal:
-        predicate = parse_predicate(text)
+    for _, predicate in parsed:
         if predicate.name == "at":
             regions.setdefault(predicate.args[0], set()).add(predicate.args[1])
-    implied: set[str] = set()
+    left_out: set[str] = set()  # at goals of the tower's blocks, canonical
     bases: dict[str, str] = {}  # a stacked goal -> the at goal of its base, planned just before it
-    for text in goal:
-        predicate = parse_predicate(text)
+    for text, predicate in parsed:
         if predicate.name != "stacked":
             continue
         members = list(predicate.args)
@@ -158,14 +157,11 @@ def fold_towers_at_regions(goal: list[str], world: WorldState) -> list[str]:
         if len(shared) != 1:
             continue
         region = next(iter(shared))
-        base = tower_order(members, world)[0]
-        implied |= {_at(m, region) for m in members if m != base}
-        bases[text] = _at(base, region)
+        left_out |= {_at(m, region) for m in members}
+        bases[text] = _at(tower_order(members, world)[0], region)
     folded: list[str] = []
-    for text in goal:
-        predicate = parse_predicate(text)
-        key = _at(*predicate.args) if predicate.name == "at" else text
-        if key in implied or (predicate.name == "at" and key in bases.values()):
+    for text, predicate in parsed:
+        if predicate.name == "at" and _at(*predicate.args) in left_out:
             continue
         folded.extend([bases[text], text] if text in bases else [text])
     return folded

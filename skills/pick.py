@@ -9,7 +9,7 @@ import numpy as np
 from claw.envs import geometry, objects
 from claw.envs.predicates import evaluate
 from claw.envs.regions import in_reach
-from claw.envs.robot import MAX_HALF_OPENING, PAD_CLEARANCE
+from claw.envs.robot import MAX_HALF_OPENING, PAD_CLEARANCE, PAD_REACH
 from claw.envs.state import ObjectState, WorldState
 from claw.envs.tabletop import TabletopEnv
 from claw.skills.base import ObjectName, Skill, SkillParams, SkillResult, register_skill
@@ -44,7 +44,7 @@ def supported_by(world: WorldState, name: str) -> list[str]:
 def safe_height(world: WorldState, exclude: str | None = None) -> float:
     """Tool height (m) at which the open claw passes over every object but ``exclude``."""
     tops = [o.top for o in world.objects.values() if o.name != exclude]
-    return max([0.0, *tops]) + 0.015 + APPROACH_CLEARANCE
+    return max([0.0, *tops]) + PAD_REACH + APPROACH_CLEARANCE
 
 
 def finger_footprints(x: float, y: float, yaw: float, width: float) -> list[np.ndarray]:

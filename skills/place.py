@@ -11,6 +11,7 @@ from pydantic import Field
 from claw.envs.exceptions import ClawError
 from claw.envs.predicates import evaluate
 from claw.envs.regions import region_anchor, resolve_region
+from claw.envs.robot import PAD_REACH
 from claw.envs.state import WorldState, unknown_object_error
 from claw.envs.tabletop import TabletopEnv
 from claw.skills.base import Skill, SkillParams, SkillResult, register_skill
@@ -31,7 +32,6 @@ INSIDE_MARGIN = 0.014  # m the fingers open beyond the object to release it insi
 INSIDE_CLEARANCE = 0.008  # m kept from other objects inside a box
 DROP_HEIGHT = 0.004  # m between the object's bottom and its support when the claw lets go
 RIM_DROP = 0.004  # m between a box's rim and the object's bottom (and the pads) when dropped in
-PAD_REACH = 0.015  # m: the pads end this far below the tool point
 RETREAT = 0.08  # m the claw rises after letting go
 
 
