@@ -29,6 +29,10 @@ REST_KEY = "rest"
 MAX_HALF_OPENING = 0.045  # m per finger; the claw opens to 9.5 cm between the pads
 PAD_CLEARANCE = 0.005  # distance between the pads' inner faces when fully closed
 PAD_REACH = 0.015  # m: the pads end this far below the tool point
+HAND_ABOVE_TCP = 0.08  # m: the palm's underside above the tool point
+# Half extents (m) of the palm, flange and wrist seen from above, in the tool frame (y: the
+# fingers' closing axis): what sweeps past objects taller than HAND_ABOVE_TCP above the tool point.
+HAND_HALF_EXTENTS = (0.036, 0.06)
 
 # Claw pointing down (the wrist pitched by pi); with yaw 0 the fingers close along world y.
 DOWN = np.array([[-1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, -1.0]])

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel
 
-from claw.envs.regions import REGIONS
+from claw.envs.regions import REGIONS, region_anchor
 from claw.envs.tabletop import TabletopEnv
 from claw.skills.base import get_skill
 
@@ -45,8 +45,8 @@ def at_region(n: int) -> Callable[[np.random.Generator], Task]:
 
     def task(rng: np.random.Generator) -> Task:
         region = str(rng.choice(list(REGIONS)))
-        names = [str(name) for name in rng.permutation(_names(4))[:n]]
-        scene = {"name": f"{n}-at-a-region", "objects": _blocks(4)}
+        names = [str(name) for name in rng.permutation(_names(n))]
+        scene = {"name": f"{n}-at-a-region", "objects": _blocks(n)}
         return Task(
             scene=scene,
             moves=[(name, "at", region) for name in names],
@@ -127,6 +127,22 @@ class TaskOutcome(BaseModel):
     wall_seconds: float
 
 
+def _in_order(moves: list[tuple[str, str, str]], env: TabletopEnv) -> list[tuple[str, str, str]]:
+    """The moves; when all go to one region, the blocks nearest it first: a block waiting beside
+    the region is in the way of those packed there before it (the offline planner orders them
+    so too)."""
+    world = env.world_state()
+
+    def distance(move: tuple[str, str, str]) -> float:
+        obj, relation, target = move
+        if relation != "at":
+            return 0.0
+        return float(np.linalg.norm(world.get(obj).xy - np.array(region_anchor(target))))
+
+    one_region = len({(relation, target) for _, relation, target in moves}) == 1
+    return sorted(moves, key=distance) if one_region else moves
+
+
 def run_task(task: Task, seed: int) -> TaskOutcome:
     """Do ``task`` on a fresh env reset to ``seed``: every move, then the goal on the state."""
     env = TabletopEnv(scene=task.scene)
@@ -135,7 +151,7 @@ def run_task(task: Task, seed: int) -> TaskOutcome:
     try:
         env.reset(seed=seed)
         start = float(env.data.time)
-        for obj, relation, target in task.moves:
+        for obj, relation, target in _in_order(task.moves, env):
             picked = pick(env, object=obj)
             placed = place(env, target=target, relation=relation) if picked.success else picked
             if not placed.success:

@@ -9,7 +9,13 @@ import numpy as np
 from claw.envs import geometry, objects
 from claw.envs.predicates import evaluate
 from claw.envs.regions import in_reach
-from claw.envs.robot import MAX_HALF_OPENING, PAD_CLEARANCE, PAD_REACH
+from claw.envs.robot import (
+    HAND_ABOVE_TCP,
+    HAND_HALF_EXTENTS,
+    MAX_HALF_OPENING,
+    PAD_CLEARANCE,
+    PAD_REACH,
+)
 from claw.envs.state import ObjectState, WorldState
 from claw.envs.tabletop import TabletopEnv
 from claw.skills.base import ObjectName, Skill, SkillParams, SkillResult, register_skill
@@ -94,22 +100,42 @@ def finger_obstacles(world: WorldState, obj: ObjectState) -> list[tuple[str, np.
     return found
 
 
+def grasp_height(obj: ObjectState) -> float:
+    """Tool height (m) at which the pads close on ``obj``: mid-way up its lower part."""
+    return max(obj.bottom + min(obj.top - obj.bottom, object_width(obj)) / 2, MIN_TCP_HEIGHT)
+
+
+def grasp_collisions(world: WorldState, obj: ObjectState, yaw: float, width: float) -> list[str]:
+    """What the claw grasping ``obj`` at ``yaw``, opened to ``width``, would hit on the way down.
+
+    The open fingers must clear :func:`finger_obstacles`; the hand above them must clear objects
+    taller than its underside at the grasp.
+    """
+    x, y = float(obj.position[0]), float(obj.position[1])
+    fingers = finger_footprints(x, y, yaw, width)
+    hit = [
+        name
+        for name, footprint in finger_obstacles(world, obj)
+        if any(geometry.polygon_gap(f, footprint) < FINGER_GAP for f in fingers)
+    ]
+    hand = geometry.rect_corners(x, y, yaw, *HAND_HALF_EXTENTS)
+    hand_floor = grasp_height(obj) + HAND_ABOVE_TCP
+    tall = [o for o in world.objects.values() if o.name != obj.name and o.top > hand_floor]
+    hit += [
+        o.name
+        for o in tall
+        if o.name not in hit and geometry.polygon_gap(hand, o.footprint()) < FINGER_GAP
+    ]
+    return hit
+
+
 def grasp_yaw(world: WorldState, obj: ObjectState, width: float, current: float) -> float | None:
-    """The claw yaw (fingers on two faces of ``obj``) whose open fingers clear the neighbours.
+    """The claw yaw (fingers on two faces of ``obj``) at which the claw clears the neighbours.
 
     Of the clear ones, the yaw nearest ``current``; ``None`` when neither pair of faces is clear.
     """
-    best: tuple[float, float] | None = None
-    obstacles = finger_obstacles(world, obj)
-    for yaw in _face_yaws(obj):
-        fingers = finger_footprints(obj.position[0], obj.position[1], yaw, width)
-        gaps = [geometry.polygon_gap(f, footprint) for _, footprint in obstacles for f in fingers]
-        if min(gaps, default=1.0) < FINGER_GAP:
-            continue
-        cost = abs(wrap_angle(yaw - current))
-        if best is None or cost < best[0]:
-            best = (cost, yaw)
-    return None if best is None else best[1]
+    clear = [yaw for yaw in _face_yaws(obj) if not grasp_collisions(world, obj, yaw, width)]
+    return min(clear, key=lambda yaw: abs(wrap_angle(yaw - current)), default=None)
 
 
 def _face_yaws(obj: ObjectState) -> list[float]:
@@ -119,16 +145,10 @@ def _face_yaws(obj: ObjectState) -> list[float]:
 
 
 def crowding(world: WorldState, obj: ObjectState, width: float) -> str:
-    """Why no grasp fits: what each pair of faces' fingers would hit, in one phrase."""
-    obstacles = finger_obstacles(world, obj)
+    """Why no grasp fits: what each pair of faces' claw would hit, in one phrase."""
     hit: list[str] = []
     for yaw in _face_yaws(obj):
-        fingers = finger_footprints(obj.position[0], obj.position[1], yaw, width)
-        for name, footprint in obstacles:
-            if name not in hit and any(
-                geometry.polygon_gap(f, footprint) < FINGER_GAP for f in fingers
-            ):
-                hit.append(name)
+        hit += [name for name in grasp_collisions(world, obj, yaw, width) if name not in hit]
     return ", ".join(hit)
 
 
@@ -208,7 +228,7 @@ class Pick(Skill):
             )
         x, y = float(obj.position[0]), float(obj.position[1])
         travel = safe_height(world)
-        grasp_z = max(obj.bottom + min(obj.top - obj.bottom, width) / 2, MIN_TCP_HEIGHT)
+        grasp_z = grasp_height(obj)
 
         start = claw.tcp()[0]
         if start[2] < travel:

@@ -126,6 +126,8 @@ class Place(Skill):
         container = world.objects.get(params.target)
         snug = params.relation in ("in", "on") and container is not None and container.type == "box"
         margin, clearance = (INSIDE_MARGIN, INSIDE_CLEARANCE) if snug else (GRASP_MARGIN, None)
+        if params.relation == "at":  # objects packed at a region: the fingers between them
+            margin = INSIDE_MARGIN
         release = min(object_width(obj) + margin, MAX_GRASP_WIDTH + 0.015)
         try:
             spot = find_placement(

@@ -42,6 +42,7 @@ from claw.envs.regions import (
     region_anchor,
     resolve_region,
 )
+from claw.envs.robot import HAND_ABOVE_TCP, HAND_HALF_EXTENTS
 from claw.envs.state import ObjectState, WorldState, yaw_rotation
 from claw.skills.exceptions import NoPlacement
 
@@ -60,6 +61,7 @@ FINGER_LENGTH = 0.022  # a finger along its face
 FINGER_THICKNESS = 0.015  # a finger from its pad's face outwards
 RELEASE_MARGIN = 0.03  # default opening at release: the object's width plus this
 FINGER_GAP = 0.002  # least gap between a finger and anything it must not touch
+HAND_GAP = 0.01  # least gap between the hand and an object taller than its underside
 HEIGHT_TOLERANCE = 0.005  # objects whose top is at most this above the object's bottom are passed
 # Released above a box's rim, the object drops onto the floor: it lands up to DROP_SPREAD from
 # where it was let go (measured; see tests/test_box_packing.py), so it keeps DROP_CLEARANCE from
@@ -281,8 +283,14 @@ def _clear(
         drop = _in_rect(pts[:, None, :] + body, inner, min(drop_clearance, slack / 2)).all(-1)
         keep = low | drop
         pts, low, drop = pts[keep], low[keep], drop[keep]
+    # Objects taller than the palm's underside at release must clear the hand too.
+    hand_floor = task.bottom + float(task.held.half_extents[2]) + HAND_ABOVE_TCP
+    hand = geometry.rect_corners(0.0, 0.0, yaw, *HAND_HALF_EXTENTS)
     for obstacle in obstacles:
         footprint = obstacle.footprint()
+        if obstacle.top > hand_floor:
+            clear = _signed_distance(pts, _minkowski(footprint, hand), HAND_GAP) >= HAND_GAP
+            pts, low, drop = pts[clear], low[clear], drop[clear]
         sums = _minkowski(footprint, body)
         low &= _signed_distance(pts, sums, clearance) >= clearance
         reach = _minkowski(footprint, finger)
@@ -444,6 +452,9 @@ def _task(
         residents = _residents(world, obj, anchor)
         if residents:  # square up to what is there already, so that the objects pack
             yaw = residents[0].yaw
+        # A grid on the objects' axes, so that they pack in rows whatever their yaw.
+        reach = np.full(2, AT_RADIUS)
+        grid = _grid(anchor, yaw, -reach, reach, GRID_STEP)
     yaws = (yaw, math.remainder(yaw + math.pi / 2, 2 * math.pi))
     pred = Predicate(name=relation, args=(obj, target))
     return _Task(world, held, relation, goal, pred, words, anchor, bottom, yaws, grid, release)

@@ -9,10 +9,12 @@ from typing import Any
 import pytest
 
 from claw.envs import TabletopEnv, geometry
-from claw.envs.predicates import AT_RADIUS
+from claw.envs.predicates import AT_RADIUS, evaluate
 from claw.envs.regions import REGIONS
+from claw.envs.robot import HAND_HALF_EXTENTS
 from claw.envs.state import ObjectState, WorldState
 from claw.skills import get_skill
+from claw.skills import pick as pick_mod
 from claw.skills import placement as pl
 from claw.skills.exceptions import NoPlacement
 from claw.skills.placement import find_placement
@@ -76,3 +78,46 @@ def test_three_blocks_placed_at_a_region_on_physics(
         assert placed.success, f"{name}: {placed.reason}"
     check = env.check([f"at({n}, far left corner)" for n in names])
     assert check.success, check.reason
+
+
+def tower_at(x: float, y: float, height: int) -> list[ObjectState]:
+    colors = ("gray", "pink", "cyan", "white", "black")
+    return [block(f"{c}_block", x, y, z=0.02 + 0.04 * k) for k, c in enumerate(colors[:height])]
+
+
+@pytest.mark.parametrize("height", [1, 4])
+def test_the_hand_keeps_clear_of_a_tower_beside_the_spot(height: int) -> None:
+    """Released on the table, the palm is ~10 cm up: a 16 cm tower beside the spot is in its way,
+    a single block is not."""
+    ax, ay = REGIONS["center"]
+    held = block("red_block", 0.5, -0.3, z=0.3)
+    world = WorldState.from_objects([*tower_at(ax, ay + 0.07, height), held])
+    p = find_placement(world, "red_block", "at", "center")
+    hand = geometry.rect_corners(p.x, p.y, p.yaw, *HAND_HALF_EXTENTS)
+    gap = geometry.polygon_gap(hand, world.get("gray_block").footprint())
+    if height == 1:
+        assert gap < pl.HAND_GAP  # the hand passes over it: the spot need not avoid it
+    else:
+        assert gap >= pl.HAND_GAP - 1e-9
+
+
+def test_a_grasp_turns_so_that_the_hand_clears_a_tower(
+    make_env: Callable[..., TabletopEnv],
+) -> None:
+    """Beside a four-block tower, the claw grasps with its palm's long side away from it, and the
+    tower still stands after the pick."""
+    objs = [{"type": "block", "color": "red", "pose": [0.5, 0.0, 0.0]}]
+    objs += [{"type": "block", "color": "green", "pose": [0.5, 0.075, 0.0]}]
+    objs += [
+        {"type": "block", "color": c, "on": f"{b}_block"}
+        for b, c in (("green", "blue"), ("blue", "yellow"), ("yellow", "orange"))
+    ]
+    env = make_env(scene={"name": "beside-a-tower", "objects": objs})
+    env.reset(seed=0)
+    world = env.world_state()
+    red = world.get("red_block")
+    assert pick_mod.grasp_collisions(world, red, 0.0, 0.054) == ["yellow_block", "orange_block"]
+    assert abs(pick_mod.grasp_yaw(world, red, 0.054, 0.0) or 0.0) == pytest.approx(math.pi / 2)
+    assert get_skill("pick")(env, object="red_block").success
+    tower = "stacked(green_block, blue_block, yellow_block, orange_block)"
+    assert evaluate(tower, env.world_state()).holds
