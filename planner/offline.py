@@ -38,7 +38,7 @@ from claw.planner.ordering import (
     tower_order,
 )
 from claw.planner.plan import Plan
-from claw.planner.room import box_in_region, clear_region, fits
+from claw.planner.room import box_in_region, clear_region, fits, stack_base
 from claw.skills.executor import SkillCall
 from claw.skills.pick import held_object
 
@@ -332,6 +332,14 @@ class OfflinePlanner:
                         continue
                     calls.extend(clearing)
                     moved.update(c.args["object"] for c in clearing if c.skill == "pick")
+                    base = (
+                        None
+                        if clearing
+                        else stack_base(world, obj, target, goal, moved, set(below.values()))
+                    )
+                    if base is not None:  # the region is full: on top of a block there
+                        move(obj, "on", base)
+                        continue
                 if predicate.name == "on":
                     self._stack(obj, target, below, move)
                     continue

@@ -1,14 +1,15 @@
-"""Making room: moving blocks out of a crowded region, or using a box that fills it."""
+"""Making room: moving blocks out of a crowded region, using a box that fills it, or stacking
+there when the region is full."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from claw.envs.exceptions import ClawError
-from claw.envs.predicates import AT_RADIUS
+from claw.envs.predicates import AT_RADIUS, evaluate
 from claw.envs.regions import REGIONS, region_anchor
 from claw.envs.state import WorldState
-from claw.planner.ordering import REGION_CLEARING
+from claw.planner.ordering import REGION_CLEARING, moves, targets
 from claw.skills.exceptions import NoPlacement
 from claw.skills.executor import SkillCall
 from claw.skills.pick import supported_by
@@ -95,3 +96,28 @@ def box_in_region(world: WorldState, obj: str, region: str) -> str | None:
         if fits(world, obj, "in", name):
             return name
     return None
+
+
+def stack_base(
+    world: WorldState, obj: str, region: str, goal: list[str], moved: set[str], bases: set[str]
+) -> str | None:
+    """A block at the region to stack ``obj`` on, when the region has no room left on the table.
+
+    ``obj`` on a block whose centre is ``at`` the region is at the region too. The base is the
+    block nearest the anchor with nothing on it (``bases``: what the plan already stacks on) that
+    the plan has not moved and no goal moves or places things on; ``None`` when the region has
+    room, or no such block.
+    """
+    if fits(world, obj, "at", region):
+        return None
+    anchor = np.array(region_anchor(region))
+    busy = moved | bases | {o for g in goal for o in moves(g) if not evaluate(g, world).holds}
+    busy |= {o for g in goal for o in targets(g)}
+    candidates = sorted(
+        (float(np.linalg.norm(o.xy - anchor)), name)
+        for name, o in world.objects.items()
+        if o.type == "block" and name != obj and name not in busy
+        if float(np.linalg.norm(o.xy - anchor)) <= AT_RADIUS
+        if not supported_by(world, name) and fits(world, obj, "on", name)
+    )
+    return candidates[0][1] if candidates else None

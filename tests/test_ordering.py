@@ -6,14 +6,20 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import pytest
 
 from claw.envs import TabletopEnv
+from claw.envs.regions import REGIONS
+from claw.envs.state import ObjectState, WorldState
 from claw.planner.exceptions import UnsupportedError
 from claw.planner.grammar import parse_instruction
 from claw.planner.loop import run_instruction
 from claw.planner.offline import OfflinePlanner, goals_and_pushes
+from claw.planner.ordering import supports
+from claw.planner.room import stack_base
 from claw.skills.executor import SkillCall
+from claw.skills.placement import find_placement
 
 FIVE = ["red", "green", "blue", "yellow", "orange"]
 BOX = {"type": "box", "color": "gray"}
@@ -251,3 +257,42 @@ def test_a_tower_at_a_region_is_built_on_a_base_placed_there(
     assert "at" not in relations[relations.index("on") :]  # ... and nothing carried off it
     assert execute_calls(env, steps).success
     assert env.check(goal).success
+
+
+def test_a_full_region_takes_more_blocks_stacked_on_those_there(
+    make_env: Callable[..., TabletopEnv],
+) -> None:
+    """Six blocks at one region: four fit on the table there; the place that finds no spot says
+    so, and the replan stacks the rest on blocks already there (each still at the region)."""
+    colors = [*FIVE, "purple"]
+    env = make_env(scene=flat(*colors))
+    env.reset(seed=3)
+    result = run_instruction(env, "put all the blocks at the center", OfflinePlanner())
+    assert result.success, (result.error, [s for s in result.steps if not s["success"]])
+    failed = [s for s in result.steps if not s["success"]]
+    assert result.replans == len(failed) == 1 and "no free spot" in failed[0]["reason"]
+    assert env.check([f"at({c}_block, center)" for c in colors]).success
+    assert len(supports(env.world_state())) == 2  # two blocks, each on one standing there
+
+
+def test_a_stack_base_is_a_block_there_that_nothing_else_needs() -> None:
+    placed: list[ObjectState] = []
+    for name in ("red_block", "green_block", "blue_block", "yellow_block"):
+        held = ObjectState.make(name, "block", (0.5, -0.3, 0.3), size=0.04)
+        p = find_placement(WorldState.from_objects([*placed, held]), name, "at", "center")
+        placed.append(ObjectState.make(name, "block", (p.x, p.y, 0.02), yaw=p.yaw, size=0.04))
+    orange = ObjectState.make("orange_block", "block", (0.5, -0.3, 0.02), size=0.04)
+    world = WorldState.from_objects([*placed, orange])
+    goal = [f"at({o.name}, center)" for o in [*placed, orange]]
+    base = stack_base(world, "orange_block", "center", goal, set(), set())
+    assert base is not None
+    anchor = np.array(REGIONS["center"])
+    nearest = min(placed, key=lambda o: float(np.linalg.norm(o.xy - anchor))).name
+    assert base == nearest
+    assert stack_base(world, "orange_block", "center", goal, set(), {nearest}) not in (
+        None,
+        nearest,
+    )
+    busy = [*goal, f"on(red_block, {nearest})"]  # another goal puts something on it
+    assert stack_base(world, "orange_block", "center", busy, set(), set()) != nearest
+    assert stack_base(world, "orange_block", "far left corner", goal, set(), set()) is None
