@@ -1,11 +1,12 @@
 """Where ``place`` puts the held object: a free spot where the relation holds, with room to spare.
 
 The search lays a grid of candidate centres (1 cm over the workspace, 5 mm over the supporting
-object for ``on``/``in``) at two yaws, keeps those where the object's footprint and the claw's
-fingers stay clear of the other objects, evaluates the relation there and at perturbed landing
-points with a vectorised mirror of :mod:`claw.envs.predicates`, ranks the survivors by robustness,
-then by distance, and confirms the winner with the real :func:`~claw.envs.predicates.evaluate` on a
-hypothetical world with the object resting there.
+object for ``on``/``in``; at a region, 1 cm on the objects' axes, then 5 mm where that finds
+nothing) at two yaws, keeps those where the object's footprint and the claw's fingers (and its
+hand, beside tall objects) stay clear of the other objects, evaluates the relation there and at
+perturbed landing points with a vectorised mirror of :mod:`claw.envs.predicates`, ranks the
+survivors by robustness, then by distance, and confirms the winner with the real
+:func:`~claw.envs.predicates.evaluate` on a hypothetical world with the object resting there.
 
 Inside a box, a spot where the open fingers do not fit between the object and the walls or the
 objects already in it is still taken if the object keeps :data:`DROP_CLEARANCE` from them: it is
@@ -16,7 +17,7 @@ from a corner to capacity (four 4 cm blocks in a 12 cm box, nine in a 20 cm one)
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 import numpy as np
@@ -57,6 +58,7 @@ MAX_ROBUSTNESS = 0.02  # the search stops improving robustness here
 ROBUSTNESS_STEP = 0.005  # robustness is compared in steps of this
 GRID_STEP = 0.01  # candidate spacing over the workspace
 SUPPORT_GRID_STEP = 0.005  # candidate spacing over the target of on/in
+FINE_GRID_STEP = 0.005  # candidate spacing at a region where GRID_STEP finds no spot
 FINGER_LENGTH = 0.022  # a finger along its face
 FINGER_THICKNESS = 0.015  # a finger from its pad's face outwards
 RELEASE_MARGIN = 0.03  # default opening at release: the object's width plus this
@@ -360,7 +362,11 @@ def _ranked_packed(
     pts, kind, level = np.concatenate(points), np.concatenate(kinds), np.concatenate(levels)
     if not len(pts):
         return []
-    room = _room(_follows(task, pts, kind, clearance), PACK_LOOKAHEAD)
+    # Later copies are looked for on the 1 cm lattice only (of a 5 mm grid, one node in four):
+    # as good a count of the room left, at a fraction of the cost.
+    coarse = np.flatnonzero(_on_lattice(pts - task.anchor, task.yaws[0], GRID_STEP))
+    follows = _follows(task, pts, kind, clearance, coarse)
+    room = _room(follows, follows[coarse], PACK_LOOKAHEAD)
     dist = np.round(np.linalg.norm(pts - focus, axis=1), 9)
     order = np.lexsort((kind, dist, -level, -room))
     return [
@@ -369,18 +375,27 @@ def _ranked_packed(
     ]
 
 
-def _follows(task: _Task, pts: Array, kind: NDArray[np.int_], clearance: float) -> Mask:
-    """``ok[i, j]``: a copy of the held object may go to candidate j once it rests at i.
+def _on_lattice(offsets: Array, yaw: float, step: float) -> Mask:
+    """Which offsets are nodes of the grid ``step`` apart on axes turned by ``yaw``."""
+    c, s = math.cos(yaw), math.sin(yaw)
+    u = np.stack([offsets[:, 0] * c + offsets[:, 1] * s, offsets[:, 1] * c - offsets[:, 0] * s])
+    return (np.abs(u / step - np.round(u / step)) < 1e-6).all(axis=0)
 
-    Their footprints keep ``clearance`` and the fingers releasing at j clear the object at i.
+
+def _follows(
+    task: _Task, pts: Array, kind: NDArray[np.int_], clearance: float, later: NDArray[np.int_]
+) -> Mask:
+    """``ok[i, k]``: a copy of the held object may go to candidate ``later[k]`` once it rests at i.
+
+    Their footprints keep ``clearance`` and the fingers releasing there clear the object at i.
     """
-    ok = np.zeros((len(pts), len(pts)), dtype=bool)
+    ok = np.zeros((len(pts), len(later)), dtype=bool)
     for a, yaw_a in enumerate(task.yaws):
         for b, yaw_b in enumerate(task.yaws):
-            ia, ib = np.flatnonzero(kind == a), np.flatnonzero(kind == b)
-            if not len(ia) or not len(ib):
+            ia, kb = np.flatnonzero(kind == a), np.flatnonzero(kind[later] == b)
+            if not len(ia) or not len(kb):
                 continue
-            diff = pts[ib][None, :, :] - pts[ia][:, None, :]
+            diff = pts[later[kb]][None, :, :] - pts[ia][:, None, :]
             body_a, body_b = _body(task, yaw_a), _body(task, yaw_b)
             fits = _signed_distance(diff, _minkowski(body_a, body_b), clearance) >= clearance
             finger = geometry.rect_corners(0.0, 0.0, yaw_b, FINGER_LENGTH / 2, FINGER_THICKNESS / 2)
@@ -389,22 +404,23 @@ def _follows(task: _Task, pts: Array, kind: NDArray[np.int_], clearance: float) 
             side = offset * np.array([-math.sin(yaw_b), math.cos(yaw_b)])
             for shift in (side, -side):
                 fits &= _signed_distance(diff + shift, reach, FINGER_GAP) >= FINGER_GAP
-            ok[np.ix_(ia, ib)] = fits
+            ok[np.ix_(ia, kb)] = fits
     return ok
 
 
-def _room(follows: Mask, cap: int) -> NDArray[np.int_]:
+def _room(follows: Mask, later: Mask, cap: int) -> NDArray[np.int_]:
     """How many more copies fit after each candidate (greedily, at most ``cap``).
 
-    Each further copy goes where it leaves the most candidates free.
+    ``follows[i, k]``: a copy may go to later spot k after candidate i; ``later[k, m]``: to m
+    after k. Each further copy goes where it leaves the most later spots free.
     """
     room = np.zeros(len(follows), dtype=np.int_)
     for i in range(len(follows)):
         free = follows[i].copy()
         while room[i] < cap and free.any():
             idx = np.flatnonzero(free)
-            j = idx[np.argmax(follows[np.ix_(idx, idx)].sum(axis=1))]
-            free &= follows[j]
+            k = idx[np.argmax(later[np.ix_(idx, idx)].sum(axis=1))]
+            free &= later[k]
             room[i] += 1
     return room
 
@@ -553,8 +569,13 @@ def find_placement(
     """
     task = _task(world, obj, relation, target, release_width)
     focus = task.anchor if preferred is None else np.asarray(preferred, dtype=np.float64)
-    for robustness, x, y, yaw, over_rim in _ranked(task, _obstacles(task), clearance, focus):
-        landings = [(x, y)] + [(x + dx, y + dy) for dx, dy in robustness * _VERIFY_RING]
-        if all(task.holds(px, py, yaw) for px, py in landings):  # the real predicate agrees
-            return Placement(x, y, yaw, task.bottom, float(robustness), over_rim)
+    tasks = [task]
+    if relation == "at":  # where the 1 cm grid finds nothing, a 5 mm one (a sliver beside a box)
+        yaw, reach = task.yaws[0], np.full(2, AT_RADIUS)
+        tasks.append(replace(task, grid=_grid(task.anchor, yaw, -reach, reach, FINE_GRID_STEP)))
+    for attempt in tasks:
+        for robustness, x, y, yaw, over_rim in _ranked(attempt, _obstacles(task), clearance, focus):
+            landings = [(x, y)] + [(x + dx, y + dy) for dx, dy in robustness * _VERIFY_RING]
+            if all(task.holds(px, py, yaw) for px, py in landings):  # the real predicate agrees
+                return Placement(x, y, yaw, task.bottom, float(robustness), over_rim)
     raise NoPlacement(_failure(task, clearance))
