@@ -324,19 +324,16 @@ class OfflinePlanner:
                             self._stack(top, base, below, move)
                     continue
                 obj, target = predicate.args
-                if predicate.name == "at":
+                if predicate.name == "at" and not fits(world, obj, "at", target):
                     clearing = clear_region(world, obj, target, keep, taken)
+                    calls.extend(clearing)
+                    moved.update(c.args["object"] for c in clearing if c.skill == "pick")
                     box = None if clearing else box_in_region(world, obj, target)
                     if box is not None:
                         move(obj, "in", box, near=target)  # in the box, as near the anchor as fits
                         continue
-                    calls.extend(clearing)
-                    moved.update(c.args["object"] for c in clearing if c.skill == "pick")
-                    base = (
-                        None
-                        if clearing
-                        else stack_base(world, obj, target, goal, moved, set(below.values()))
-                    )
+                    bases = set(below.values())
+                    base = None if clearing else stack_base(world, obj, target, goal, moved, bases)
                     if base is not None:  # the region is full: on top of a block there
                         move(obj, "on", base)
                         continue

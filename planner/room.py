@@ -35,14 +35,12 @@ def fits(world: WorldState, obj: str, relation: str, target: str) -> bool:
 def clear_region(
     world: WorldState, obj: str, region: str, keep: set[str], taken: set[str]
 ) -> list[SkillCall]:
-    """Steps that move blocks out of ``region`` when nothing else lets ``obj`` fit there.
+    """Steps that move blocks out of ``region``, where ``obj`` does not fit, to make room.
 
     Blocks nearest the region's anchor go first, as few as make room; each goes to the nearest
     other region with room that no goal uses. ``keep`` are objects the goal moves anyway.
     Nothing is moved when clearing blocks would not make room (a box is in the way).
     """
-    if fits(world, obj, "at", region):
-        return []
     anchor = np.array(region_anchor(region))
 
     def distance(name: str) -> float:
@@ -82,13 +80,11 @@ def clear_region(
 
 
 def box_in_region(world: WorldState, obj: str, region: str) -> str | None:
-    """A box standing on the region's anchor that ``obj`` fits in, when the region has no room.
+    """A box standing on the region's anchor that ``obj`` fits in (for a region without room).
 
     A block in a box whose centre is this near the anchor is ``at`` the region (the predicate
     asks for the centre within 6 cm): when a box fills the region, the block goes in it.
     """
-    if fits(world, obj, "at", region):
-        return None
     anchor = np.array(region_anchor(region))
     for name, box in world.objects.items():
         if box.type != "box" or float(np.linalg.norm(box.xy - anchor)) > AT_RADIUS - BOX_MARGIN:
@@ -101,15 +97,12 @@ def box_in_region(world: WorldState, obj: str, region: str) -> str | None:
 def stack_base(
     world: WorldState, obj: str, region: str, goal: list[str], moved: set[str], bases: set[str]
 ) -> str | None:
-    """A block at the region to stack ``obj`` on, when the region has no room left on the table.
+    """A block at the region to stack ``obj`` on (for a region without room on the table).
 
     ``obj`` on a block whose centre is ``at`` the region is at the region too. The base is the
     block nearest the anchor with nothing on it (``bases``: what the plan already stacks on) that
-    the plan has not moved and no goal moves or places things on; ``None`` when the region has
-    room, or no such block.
+    the plan has not moved and no goal moves or places things on; ``None`` when there is none.
     """
-    if fits(world, obj, "at", region):
-        return None
     anchor = np.array(region_anchor(region))
     busy = moved | bases | {o for g in goal for o in moves(g) if not evaluate(g, world).holds}
     busy |= {o for g in goal for o in targets(g)}

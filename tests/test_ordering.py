@@ -295,4 +295,4 @@ def test_a_stack_base_is_a_block_there_that_nothing_else_needs() -> None:
     )
     busy = [*goal, f"on(red_block, {nearest})"]  # another goal puts something on it
     assert stack_base(world, "orange_block", "center", busy, set(), set()) != nearest
-    assert stack_base(world, "orange_block", "far left corner", goal, set(), set()) is None
+    assert stack_base(world, "orange_block", "far left corner", goal, set(), set()) is None  # none
