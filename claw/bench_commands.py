@@ -1,4 +1,4 @@
-"""``claw bench env|skills``: speed and success figures."""
+"""``claw bench env|skills|library|policy|planner``: speed and success figures."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from claw.eval.bench import PHASES
 from claw.options import JsonFlag, seed_callback
 from claw.output import errors, table
 
@@ -118,6 +119,45 @@ def bench_skills_command(
             f"{failure.skill} {failure.args}: {failure.reason}"
         )
     out.print(f"{result.wall_seconds} s wall")
+
+
+@bench_app.command("planner")
+def bench_planner_command(
+    suites: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--suite", help="Suite file or built-in name (repeat for more; default: those shipped)."
+        ),
+    ] = None,
+    repeats: Annotated[int, typer.Option(min=1, help="Timings per instruction (the median).")] = 5,
+    as_json: JsonFlag = False,
+) -> None:
+    """Offline planning latency per instruction: reading, grounding, the whole plan (p50/p95)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    with errors(as_json):
+        from claw.eval.bench import bench_planner
+
+        result = bench_planner(suites, repeats=repeats)
+    if as_json:
+        print(result.model_dump_json())
+        return
+    table = Table(title=f"claw bench planner: median of {repeats} timings per instruction")
+    for column in ("suite", "instructions (refused)", "phase", "p50 ms", "p95 ms", "max ms"):
+        table.add_column(column, justify="right" if column.endswith("ms") else "left")
+    for row in [*result.suites, result.overall]:
+        for k, phase in enumerate(PHASES):
+            times = row.phases[phase]
+            first = (row.suite, f"{row.instructions} ({row.refused})") if k == 0 else ("", "")
+            table.add_row(
+                *first, phase, f"{times.p50_ms:.2f}", f"{times.p95_ms:.2f}", f"{times.max_ms:.1f}"
+            )
+    out = Console()
+    out.print(table)
+    out.print(f"first plan of the process: {result.first_plan_ms:.1f} ms")
+    slowest = ", ".join(f"{case} {ms:.1f} ms" for case, ms in result.slowest)
+    out.print(f"slowest: {slowest}")
 
 
 @bench_app.command("library")

@@ -1,0 +1,141 @@
+"""``claw bench planner``: how long the offline planner takes to read, ground and plan.
+
+Every case of the suites is set up as ``claw eval`` sets it up (its scene, reset to its seed);
+each instruction is then read (``parse_instruction``), grounded on the scene
+(``goals_and_pushes``) and planned whole (``OfflinePlanner.plan``, which does both and then writes
+the steps), each timed ``repeats`` times. An instruction's time is the median of its repeats;
+the figures are percentiles over instructions. Instructions the planner refuses (unparseable,
+unknown objects, ...) are timed to the refusal and counted apart. Nothing moves: no physics runs.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel
+
+from claw.envs.exceptions import ClawError, InvalidSceneError
+from claw.envs.tabletop import TabletopEnv
+from claw.eval.suite import SUITES_DIR, load_suite
+from claw.planner.grammar import parse_instruction
+from claw.planner.offline import OfflinePlanner, goals_and_pushes
+
+PHASES = ("parse", "ground", "plan")
+SLOWEST = 5  # instructions listed by name, slowest first
+
+
+class PhaseTimes(BaseModel):
+    """Percentiles (ms) of one phase over the instructions."""
+
+    p50_ms: float
+    p95_ms: float
+    max_ms: float
+
+
+class SuiteTimes(BaseModel):
+    """One suite's figures: ``plan`` is the whole call, reading and grounding included."""
+
+    suite: str
+    instructions: int
+    refused: int
+    phases: dict[str, PhaseTimes]
+
+
+class PlannerBench(BaseModel):
+    """Every suite's figures, all instructions together, the first plan of the process (imports
+    and caches cold), and the slowest instructions."""
+
+    repeats: int
+    suites: list[SuiteTimes]
+    overall: SuiteTimes
+    first_plan_ms: float
+    slowest: list[tuple[str, float]]  # (suite/case, plan ms), slowest first
+
+
+def default_suites() -> list[str]:
+    """The suites shipped with claw."""
+    return sorted(str(path) for path in SUITES_DIR.glob("*.yaml"))
+
+
+def _timed(call: Callable[[], Any], repeats: int) -> tuple[float, bool]:
+    """Median wall time (ms) of ``call`` over ``repeats`` runs, and whether it was refused."""
+    times, refused = [], False
+    for _ in range(repeats):
+        tic = time.perf_counter()
+        try:
+            call()
+        except ClawError:
+            refused = True
+        times.append((time.perf_counter() - tic) * 1000)
+    return statistics.median(times), refused
+
+
+def _percentiles(values: Sequence[float]) -> PhaseTimes:
+    p50, p95 = np.percentile(values, [50, 95]) if values else (0.0, 0.0)
+    top = max(values, default=0.0)
+    return PhaseTimes(
+        p50_ms=round(float(p50), 3), p95_ms=round(float(p95), 3), max_ms=round(top, 3)
+    )
+
+
+def _summary(name: str, rows: list[dict[str, float]], refused: int) -> SuiteTimes:
+    phases = {phase: _percentiles([row[phase] for row in rows]) for phase in PHASES}
+    return SuiteTimes(suite=name, instructions=len(rows), refused=refused, phases=phases)
+
+
+def _time_case(
+    planner: OfflinePlanner, text: str, env: TabletopEnv, repeats: int
+) -> tuple[dict[str, float], bool]:
+    """One instruction's median time per phase on the env as it is, and whether it is refused."""
+    world = env.world_state()
+    parse, _ = _timed(lambda: parse_instruction(text), repeats)
+    ground, _ = _timed(
+        lambda: goals_and_pushes(parse_instruction(text), env.object_names, world), repeats
+    )
+    plan, refused = _timed(lambda: planner.plan(text, env), repeats)
+    return {"parse": parse, "ground": ground, "plan": plan}, refused
+
+
+def bench_planner(suites: Sequence[str] | None = None, repeats: int = 5) -> PlannerBench:
+    """Time the offline planner on every case of ``suites`` (default: those shipped).
+
+    Raises:
+        InvalidSuiteError: a suite that does not load.
+    """
+    planner = OfflinePlanner()
+    first_plan_ms: float | None = None
+    results: list[SuiteTimes] = []
+    every: list[dict[str, float]] = []
+    slowest: list[tuple[float, str]] = []
+    for source in suites or default_suites():
+        suite = load_suite(source)
+        rows: list[dict[str, float]] = []
+        refused = 0
+        for case in suite.cases:
+            try:
+                env = TabletopEnv(scene=suite.scene_of(case))
+            except InvalidSceneError:
+                continue  # a bad-scene case: nothing to plan on
+            try:
+                env.reset(seed=case.seed)
+                if first_plan_ms is None:
+                    first_plan_ms = _time_case(planner, case.instruction, env, 1)[0]["plan"]
+                row, was_refused = _time_case(planner, case.instruction, env, repeats)
+            finally:
+                env.close()
+            rows.append(row)
+            refused += was_refused
+            slowest.append((row["plan"], f"{suite.name}/{case.id}"))
+        results.append(_summary(suite.name, rows, refused))
+        every.extend(rows)
+    return PlannerBench(
+        repeats=repeats,
+        suites=results,
+        overall=_summary("all", every, sum(r.refused for r in results)),
+        first_plan_ms=round(first_plan_ms or 0.0, 3),
+        slowest=[(case, round(ms, 3)) for ms, case in sorted(slowest, reverse=True)[:SLOWEST]],
+    )
