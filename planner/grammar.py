@@ -19,21 +19,27 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from claw.envs.exceptions import ClawError, PredicateError, UnknownObjectError
-from claw.envs.regions import resolve_region
+from claw.envs.exceptions import ClawError, UnknownObjectError
 from claw.planner.exceptions import UnparseableError, UnsupportedError
+from claw.planner.reference import (
+    Reference,
+    RegionReference,
+    named_region,
+    parse_reference,
+    parse_references,
+    parse_region,
+)
 from claw.planner.vocabulary import (
-    COLOR_WORDS,
     DEFAULT_PUSH,
     DIRECTION_WORDS,
     NUMBER_WORDS,
     PICK_VERBS,
     PLACE_VERBS,
     PUSH_VERBS,
+    REGION_NOUNS,
     RELATION_PHRASES,
     SMALL_PUSH,
     STACK_VERBS,
-    TYPE_WORDS,
     UNITS,
     UNSUPPORTED_VERBS,
 )
@@ -53,7 +59,7 @@ _POLITE = re.compile(r"\b(?:please|pls|thanks|thank\s+you|thx)\b[,!.]?")
 _ARTICLES = {"the", "a", "an", "that", "this", "those", "these", "its", "of"}
 _FILLER = re.compile(
     r"^(?:please\s+|(?:would|do)\s+you\s+mind\s+|can you\s+|could you\s+|would you\s+|"
-    r"i want you to\s+|go and\s+|now\s+|"
+    r"i want you to\s+|go and\s+|go\s+|now\s+|"
     r"kindly\s+|robot,?\s+|claw,?\s+|i(?:'d|\s+would)\s+like\s+you\s+to\s+|you\s+should\s+|"
     r"let's\s+|lets\s+|go\s+ahead\s+and\s+|try\s+to\s+|"
     r"i\s+need\s+you\s+to\s+|you\s+can\s+|just\s+)+"
@@ -81,27 +87,16 @@ _OFF = re.compile(r"\s+off\s+(?:of\s+)?(?:the\s+top\s+of\s+)?(?=\S)")
 _ON_TABLE = re.compile(r"^(.+?)\s+(?:back\s+)?(?:down\s+)?(?:on|onto|on\s+to)\s+the\s+table$")
 
 
-@dataclass(frozen=True)
-class NounPhrase:
-    """Objects named in an instruction, before they are matched to the scene."""
-
-    color: str | None
-    type: str | None
-    every: bool = False  # "all the blocks", "the blocks", "each block"
-    pronoun: bool = False  # "it", "them"
-    matching: bool = False  # "the boxes with matching colors"
-    text: str = ""
-
-
 @dataclass
 class Request:
     """One clause read from an instruction."""
 
     action: str  # place | stack | pick | push | unstack
-    objects: list[NounPhrase] = field(default_factory=list)
+    objects: list[Reference] = field(default_factory=list)
     relation: str | None = None
-    target: NounPhrase | None = None
+    target: Reference | None = None
     region: str | None = None
+    region_ref: RegionReference | None = None  # "the corner farthest from the purple bowl"
     direction: str | None = None
     distance: float | None = None
     text: str = ""
@@ -115,6 +110,7 @@ def normalise(instruction: str) -> str:
     text = re.sub(r"\b(it|that|what)'s\b", r"\1 is", text)
     text = re.sub(r"\bthey're\b", "they are", text)
     text = re.sub(r"\b(left|right)[- ]hand\b", r"\1", text)  # "the left-hand side"
+    text = re.sub(r"(?<=[a-z])-(?=[a-z])", " ", text)  # "warm-coloured", "top-left"
     text = re.sub(r"(\d)\s*(cm|mm|m)\b", r"\1 \2", text)
     text = _POLITE.sub(" ", text)
     return " ".join(text.split())
@@ -168,7 +164,8 @@ def split_clauses(text: str) -> list[str]:
             if not piece:
                 continue
             if _verb_at(piece) or (_says_where(current) and _says_where(with_verb(piece))):
-                clauses.append(current)
+                if _strip_filler(current) != _verb_at(current):  # "grasp and lift X": one clause
+                    clauses.append(current)
                 current = with_verb(piece)
                 verb = _verb_at(current) or verb
             else:
@@ -177,46 +174,9 @@ def split_clauses(text: str) -> list[str]:
     return clauses
 
 
-# "the boxes with matching colors", "the box of the same colour", "the box that matches its color"
-_MATCHING = re.compile(
-    r"\bmatch(?:ing|es)?\b|\bsame\s+colou?r|\b(?:its|their)\s+(?:own\s+)?colou?rs?\b|"
-    r"\b(?:corresponding|respective)\b|\bcolou?r[- ]?matched\b"
-)
-
-
-def parse_noun(words: str) -> NounPhrase:
-    """A noun phrase: "the red block", "all the blocks", "it", "the green one"."""
-    text = words.strip()
-    tokens = [t for t in re.split(r"[\s,]+", text) if t]
-    if tokens in (["it"], ["them"], ["that"], ["this"], ["this", "one"], ["that", "one"]):
-        return NounPhrase(None, None, pronoun=True, text=text)
-    every = bool(tokens) and tokens[0] in ("all", "every", "each", "both")
-    color = next((COLOR_WORDS[t] for t in tokens if t in COLOR_WORDS), None)
-    types = [t for t in tokens if t in TYPE_WORDS]
-    kind = TYPE_WORDS[types[-1]] if types else None
-    plural = bool(types) and types[-1].endswith("s") and types[-1] not in ("box",)
-    if types and types[-1] == "boxes":
-        plural = True
-    matching = bool(_MATCHING.search(text))
-    known = set(COLOR_WORDS) | set(TYPE_WORDS) | _ARTICLES | {
-        "all", "every", "each", "both", "one", "ones", "with", "matching", "colors", "colours",
-        "color", "colour", "same", "other", "table", "their", "corresponding", "object",
-        "objects", "thing", "things", "small", "big", "little", "colored", "coloured", "is",
-        "which", "thats",
-    }  # fmt: skip
-    if matching:  # "the box that matches its colour", "the bins of their own colours"
-        known |= {"match", "matches", "own", "respective", "has", "have", "is", "are", "which",
-                  "as", "it", "them", "they", "to"}  # fmt: skip
-    stray = [t for t in tokens if t not in known]
-    two = (
-        len({TYPE_WORDS[t] for t in types}) > 1
-        or len({COLOR_WORDS[t] for t in tokens if t in COLOR_WORDS}) > 1
-    )  # "the red block of the blue box" names two things
-    if stray or two or (color is None and kind is None and not every):
-        raise UnparseableError(f"cannot read {text!r} as objects of the scene")
-    if kind is None and tokens and tokens[-1] in ("objects", "things"):
-        every = every or tokens[0] == "all"
-    return NounPhrase(color, kind, every=every or plural, matching=matching, text=text)
+def parse_noun(words: str) -> Reference:
+    """A noun phrase: "the red block", "all the blocks", "it", "the block closest to the box"."""
+    return parse_reference(words)
 
 
 # "would you mind putting ...": the verb's -ing form
@@ -234,43 +194,46 @@ def _strip_filler(clause: str) -> str:
 
 
 def _find_relation(rest: str) -> tuple[str, str, str] | None:
-    """(objects text, relation, target text) for the first relation phrase in ``rest``."""
-    best: tuple[int, int, str] | None = None
+    """(objects text, relation, target text): the first relation phrase in ``rest`` whose two
+    sides read — the objects as noun phrases (or nothing), the target as a noun phrase or a
+    place on the table. "the block closest to the red bowl in the green box" splits at "in"."""
+    found: list[tuple[int, int, str]] = []
     for phrase, relation in RELATION_PHRASES:
         for match in re.finditer(rf"(?:^|\s){re.escape(phrase)}(?:\s|$)", rest):
-            start, end = match.start(), match.end()
-            key = (start, -len(phrase))
-            if best is None or key < (best[0], -(best[1] - best[0])):
-                best = (start, end, relation)
-            break
-    if best is None:
-        return None
-    start, end, relation = best
-    return rest[:start].strip(), relation, rest[end:].strip()
+            found.append((match.start(), -(match.end() - match.start()), relation))
+    first: tuple[str, str, str] | None = None
+    for start, length, relation in sorted(found):
+        end = start - length
+        split = rest[:start].strip(), relation, rest[end:].strip()
+        first = first or split
+        if _reads_as_objects(split[0]) and _names_place(split[2]):
+            return split
+    return first
 
 
-_REGION_WORDS = {"upper": "far", "lower": "near", "back": "far", "rear": "far", "front": "near",
-                 "centre": "center", "central": "center"}  # fmt: skip
+def _reads_as_objects(text: str) -> bool:
+    if not text:
+        return True
+    try:
+        parse_references(text)
+    except UnparseableError:
+        return False
+    return True
 
 
 def _region_of(text: str) -> str | None:
-    """The table region a target phrase names, if it names one."""
-    words = re.sub(r"\b(?:of|on|the)\s+(?:the\s+)?table\b", "", text)
-    words = re.sub(r"\b(?:the|of|table|area|part|edge|end)\b", " ", words)
-    words = " ".join(_REGION_WORDS.get(w, w) for w in words.split())
-    if not words or not re.search(
-        r"\b(?:left|right|far|near|top|bottom|center|middle|side|corner)\b", words
-    ):
-        return None
-    try:
-        return resolve_region(words)
-    except PredicateError:
-        return None
+    """The table region a target phrase names outright, if it names one."""
+    region = named_region(text.split())
+    return None if region is None else region.region
 
 
 def _names_place(target: str) -> bool:
     """True when ``target`` names objects or a table region ("the blue box", "the far side")."""
-    if _region_of(target) and re.search(r"\b(?:side|corner|center|middle|table)\b", target):
+    nouns = {"side", "corner", "center", "middle", "table", *REGION_NOUNS}
+    if _region_of(target) and nouns & set(target.split()):  # not a bare "the right"
+        return True
+    region = parse_region(target)
+    if region is not None and region.region is None:  # "the corner farthest from the bowl"
         return True
     try:
         parse_noun(target)
@@ -325,7 +288,7 @@ def parse_clause(clause: str) -> Request:
         if re.match(rf"{verb}\b", text):
             rest = re.sub(r"^up\b", "", text[len(verb) :].strip()).strip()
             rest = re.sub(r"\s+up$", "", rest)
-            if _find_relation(rest) is not None and verb != "pick up":
+            if not _reads_as_objects(rest) and _find_relation(rest) is not None:
                 return _parse_place(rest, clause, "place")  # "take the red block to the box"
             return Request("pick", objects=_noun_list(rest), text=clause)
     for verb in STACK_VERBS:
@@ -358,7 +321,7 @@ def _parse_unstack(rest: str, clause: str, target: str | None = None) -> Request
     """Blocks to take off whatever they rest on: "the tower", "the blocks", "it"."""
     rest = re.sub(r"\s+apart$", "", rest.strip())
     if not rest or _TOWER_NOUN.match(rest):
-        objects = [NounPhrase(None, "block", every=True, text=rest or "the blocks")]
+        objects = [Reference(quantity="all", type="block", text=rest or "the blocks")]
     else:
         objects = _noun_list(rest)
     return Request("unstack", objects=objects, target=parse_noun(target) if target else None,
@@ -417,13 +380,18 @@ def _parse_place(rest: str, clause: str, action: str) -> Request:
     objects_text, relation, target_text = found
     if action == "stack" and relation in ("at", "in"):
         relation = relation if relation == "in" else "on"
-    objects = _noun_list(objects_text) if objects_text else [NounPhrase(None, None, pronoun=True)]
+    objects = _noun_list(objects_text) if objects_text else [Reference(quantity="pronoun")]
     region = _region_of(target_text) if relation in ("at", "in", "on", "next_to") else None
     if region is not None:
         return Request("place" if action != "stack" else "stack", objects=objects, relation="at",
                        region=region, text=clause)  # fmt: skip
-    if relation == "at":
-        relation = "next_to" if target_text.startswith(("the", "a ")) else relation
+    region_ref = parse_region(target_text) if relation in ("at", "in", "on", "next_to") else None
+    if region_ref is not None:  # "in the corner farthest from the purple bowl"
+        return Request("place" if action != "stack" else "stack", objects=objects, relation="at",
+                       region_ref=region_ref, text=clause)  # fmt: skip
+    if relation == "at":  # "move the block to the bowl": into a container, else next to it
+        if target_text.startswith(("the", "a ")):
+            relation = "in" if parse_noun(target_text).type == "box" else "next_to"
         if relation == "at":
             raise UnparseableError(f"cannot read {target_text!r} as a place on the table")
     if action == "stack":
@@ -432,15 +400,8 @@ def _parse_place(rest: str, clause: str, action: str) -> Request:
                    text=clause)  # fmt: skip
 
 
-def _noun_list(text: str) -> list[NounPhrase]:
-    parts = [p for p in re.split(r"\s*(?:,|\band\b|&)\s*", text) if p.strip()]
-    if not parts:
-        raise UnparseableError(f"cannot read objects in {text!r}")
-    nouns = [parse_noun(p) for p in parts]
-    # "the red and blue blocks": colours share the last type word
-    kind = nouns[-1].type
-    return [NounPhrase(n.color, n.type or kind, n.every and n.type is not None, n.pronoun,
-                       n.matching, n.text) for n in nouns]  # fmt: skip
+def _noun_list(text: str) -> list[Reference]:
+    return parse_references(text)
 
 
 def _parse_push(rest: str, clause: str, allow_place: bool = True) -> Request:
@@ -467,7 +428,7 @@ def _parse_push(rest: str, clause: str, allow_place: bool = True) -> Request:
     distance, rest = (distance, rest) if distance is not None else _parse_distance(rest)
     rest = re.sub(r"\b(?:by|about|around|roughly|some)\b", " ", rest)
     rest = " ".join(rest.split())
-    objects = _noun_list(rest) if rest else [NounPhrase(None, None, pronoun=True)]
+    objects = _noun_list(rest) if rest else [Reference(quantity="pronoun")]
     distance = distance if distance is not None else DEFAULT_PUSH
     return Request("push", objects=objects, direction=direction, distance=distance, text=clause)
 
@@ -487,7 +448,7 @@ def parse_instruction(instruction: str) -> list[Request]:
     return [parse_clause(clause) for clause in split_clauses(text)]
 
 
-def missing_object_error(noun: NounPhrase, names: list[str]) -> UnknownObjectError:
+def missing_object_error(noun: Reference, names: list[str]) -> UnknownObjectError:
     """The error for a noun phrase that matches no object of the scene."""
     what = " ".join(w for w in (noun.color, noun.type) if w) or noun.text
     return UnknownObjectError(f"there is no {what} in the scene; objects: {', '.join(names)}")

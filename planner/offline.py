@@ -27,7 +27,7 @@ from claw.envs.regions import REGIONS
 from claw.envs.state import WorldState
 from claw.envs.tabletop import TabletopEnv
 from claw.planner.exceptions import UnparseableError, UnsupportedError
-from claw.planner.grammar import NounPhrase, Request, missing_object_error, parse_instruction
+from claw.planner.grammar import Request, parse_instruction
 from claw.planner.ordering import (
     above,
     check_conflicts,
@@ -38,47 +38,39 @@ from claw.planner.ordering import (
     tower_order,
 )
 from claw.planner.plan import Plan
+from claw.planner.reference import Reference, ground, ground_region
 from claw.planner.room import box_in_region, clear_region, fits, stack_base
 from claw.skills.executor import SkillCall
 from claw.skills.pick import held_object
 
 
 class Resolver:
-    """Matches noun phrases to the scene's objects, remembering what "it" refers to."""
+    """Grounds noun phrases on the scene, remembering what "it" refers to and what was named."""
 
-    def __init__(self, names: list[str]) -> None:
+    def __init__(self, names: list[str], world: WorldState | None = None) -> None:
         self.names = names
+        self.world = world
         self.last: list[str] = []
+        self.mentioned: set[str] = set()
 
-    def objects(self, noun: NounPhrase, default_type: str | None = None) -> list[str]:
-        if noun.pronoun:
-            if not self.last:
-                raise UnparseableError(f"cannot tell what {noun.text or 'it'!r} refers to")
-            return list(self.last)
-        kind = noun.type or default_type
-        found = [
-            n
-            for n in self.names
-            if (noun.color is None or n.split("_")[0] == noun.color)
-            and (kind is None or n.split("_")[1] == kind)
-        ]
-        if not found and noun.type is None and kind is not None:  # "the red one" may be a box
-            found = [n for n in self.names if noun.color is None or n.startswith(noun.color)]
-        if not found:
-            raise missing_object_error(NounPhrase(noun.color, kind, text=noun.text), self.names)
-        if not noun.every and len(found) > 1 and noun.color is None:
-            raise UnparseableError(
-                f"{noun.text!r} could be any of {', '.join(found)}; say which by its colour"
-            )
-        chosen = found if noun.every else found[:1]
+    def objects(self, noun: Reference, default_type: str | None = None) -> list[str]:
+        chosen = ground(
+            noun,
+            self.names,
+            self.world,
+            default_type=default_type,
+            last=self.last,
+            mentioned=self.mentioned,
+        )
         self.last = chosen
+        self.mentioned.update(chosen)
         return chosen
 
-    def one(self, noun: NounPhrase, default_type: str | None = None) -> str:
+    def one(self, noun: Reference, default_type: str | None = None) -> str:
         return self.objects(noun, default_type)[0]
 
 
-def _movers(resolve: Resolver, nouns: list[NounPhrase], what: str) -> list[str]:
+def _movers(resolve: Resolver, nouns: list[Reference], what: str) -> list[str]:
     """The objects a request moves; boxes cannot be picked up, so they cannot be carried."""
     movers: list[str] = []
     for noun in nouns:
@@ -108,7 +100,7 @@ def goals_and_pushes(
         UnparseableError: a pronoun with nothing before it, or an ambiguous noun.
         UnsupportedError: carrying a box, or holding two objects at once.
     """
-    resolve = Resolver(names)
+    resolve = Resolver(names, world)
     goal: list[str] = []
     pushes: list[SkillCall] = []
     for request in requests:
@@ -130,7 +122,12 @@ def goals_and_pushes(
             goal.extend(f"holding({o})" for o in movers)
             continue
         if request.relation == "at":
-            goal.extend(f"at({o}, {request.region})" for o in movers)
+            region = request.region
+            if request.region_ref is not None:
+                region = ground_region(request.region_ref, names, world)
+            if request.action == "stack" and len(movers) > 1:  # a tower at the region
+                goal.append(f"stacked({', '.join(movers)})")
+            goal.extend(f"at({o}, {region})" for o in movers)
             continue
         if request.action == "stack" and request.target is None:
             if len(movers) < 2:
@@ -138,13 +135,10 @@ def goals_and_pushes(
             goal.append(f"stacked({', '.join(movers)})")
             continue
         assert request.target is not None
-        if request.target.matching:
-            for obj in movers:
-                color = obj.split("_")[0]
-                box = next((n for n in names if n.startswith(f"{color}_box")), None)
-                if box is None:
-                    continue  # no box of its colour: nothing to match
-                goal.append(f"{request.relation}({obj}, {box})")
+        if request.target.matching or request.target.mismatched:
+            targets = resolve_loosely(resolve, request.target)
+            pairs = colour_pairs(movers, targets, same=request.target.matching)
+            goal.extend(f"{request.relation}({obj}, {box})" for obj, box in pairs)
             continue
         resolve.last = previous  # "it" in the target is what an earlier request named
         target = resolve.one(request.target, "block" if request.relation == "on" else None)
@@ -164,6 +158,32 @@ def goals_and_pushes(
             f"the claw holds one object at a time, not {len(held)}: {', '.join(held)}"
         )
     return goal, pushes
+
+
+def resolve_loosely(resolve: Resolver, noun: Reference) -> list[str]:
+    """Every object a target phrase may mean ("the bowls with matching colours")."""
+    return resolve.objects(noun.model_copy(update={"quantity": "all"}), "box")
+
+
+def colour_pairs(movers: list[str], targets: list[str], *, same: bool) -> list[tuple[str, str]]:
+    """Each object with a target of its colour (``same``) or of another colour.
+
+    Objects without a target of their colour are left out; with another colour, each object
+    takes a different target while there are enough, in scene order (stated in the plan).
+    """
+    if same:
+        by_color = {t.split("_")[0]: t for t in reversed(targets)}
+        return [(o, by_color[o.split("_")[0]]) for o in movers if o.split("_")[0] in by_color]
+    pairs: list[tuple[str, str]] = []
+    used: set[str] = set()
+    for obj in movers:
+        others = [t for t in targets if t.split("_")[0] != obj.split("_")[0]]
+        if not others:
+            raise UnsupportedError(f"no target of another colour than {obj}: {', '.join(targets)}")
+        free = [t for t in others if t not in used] or others
+        pairs.append((obj, free[0]))
+        used.add(free[0])
+    return pairs
 
 
 def _unstack(request: Request, resolve: Resolver, world: WorldState | None) -> list[str]:

@@ -11,11 +11,13 @@ TYPE_WORDS = {
     "bowl": "box", "bowls": "box", "crate": "box", "crates": "box",
 }  # fmt: skip
 COLOR_WORDS = {c: c for c in COLORS} | {"grey": "gray", "violet": "purple", "teal": "cyan"}
+# Colours no object here has: read as colours, so that "the white bowl" is an unknown object.
+OTHER_COLORS = ("white", "black", "silver", "gold", "beige", "maroon", "navy", "magenta")
 
 PLACE_VERBS = ("put", "place", "move", "set", "drop", "stick", "position", "lay", "bring",
                "transfer", "relocate", "carry", "deposit", "load", "throw", "toss", "insert",
                "store", "leave", "rest", "stash", "return", "shift", "reposition", "slot",
-               "fit")  # fmt: skip
+               "fit", "pack", "gather")  # fmt: skip
 STACK_VERBS = ("stack", "pile")
 PICK_VERBS = ("pick up", "pick", "grab", "lift", "take", "raise", "grasp", "hold", "get")
 PUSH_VERBS = ("push", "slide", "shove", "nudge", "drag", "sweep", "pull", "bump")
@@ -60,3 +62,44 @@ DEFAULT_PUSH = 0.10  # m, "push it left" without a distance
 SMALL_PUSH = 0.05  # m, "a bit", "slightly", "a little"
 
 # Strong separators: sentence ends (not a decimal point), "then", "after that".
+
+# Referring expressions (claw.planner.reference).
+COLOR_FAMILIES: dict[str, frozenset[str]] = {
+    "warm": frozenset({"red", "orange", "yellow", "pink", "brown"}),
+    "cool": frozenset({"blue", "green", "cyan", "purple"}),
+}
+# Table sides an ordinal counts from, or a superlative points to: left = +y, far (top) = +x.
+SIDE_WORDS = {"left": "left", "right": "right", "top": "far", "bottom": "near", "far": "far",
+              "near": "near", "back": "far", "front": "near", "upper": "far", "lower": "near",
+              "rear": "far"}  # fmt: skip
+# Superlatives: a side ("the leftmost block"), or a distance ("the block closest to the box";
+# before the noun, "the nearest block" is the one nearest the robot: the near side).
+EXTREME_WORDS = {"leftmost": "left", "rightmost": "right", "topmost": "far", "uppermost": "far",
+                 "bottommost": "near", "lowermost": "near", "closest": "closest",
+                 "nearest": "closest", "farthest": "farthest", "furthest": "farthest"}  # fmt: skip
+SIZE_WORDS = {"smallest": "small", "small": "small", "smaller": "small", "little": "small",
+              "tiny": "small", "biggest": "big", "largest": "big", "big": "big", "bigger": "big",
+              "large": "big", "larger": "big"}  # fmt: skip
+ORDINAL_WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6,
+                 "1st": 1, "2nd": 2, "3rd": 3, "4th": 4, "5th": 5, "6th": 6,
+                 "last": -1}  # fmt: skip
+# Relations a noun phrase may name its objects by ("the block left of the blue box"); in the
+# benchmarks' top-down words, "to the top of" is behind (far), "to the bottom of" in front.
+REFERRING_RELATIONS: dict[tuple[str, ...], str] = {
+    tuple(phrase.split()): relation
+    for phrase, relation in (
+        ("on top of", "on"), ("on", "on"), ("atop", "on"), ("in", "in"), ("inside", "in"),
+        ("inside of", "in"), ("within", "in"), ("next to", "next_to"), ("beside", "next_to"),
+        ("near", "next_to"), ("close to", "next_to"), ("adjacent to", "next_to"),
+        ("by", "next_to"), ("to the left of", "left_of"), ("left of", "left_of"),
+        ("on the left of", "left_of"), ("to the right of", "right_of"),
+        ("right of", "right_of"), ("on the right of", "right_of"), ("in front of", "in_front_of"),
+        ("to the bottom of", "in_front_of"), ("below", "in_front_of"), ("behind", "behind"),
+        ("to the top of", "behind"), ("in back of", "behind"), ("beyond", "behind"),
+    )
+}  # fmt: skip
+# Words of a table region: "the bottom right area" is the near right corner.
+REGION_ALIASES = {"upper": "far", "lower": "near", "back": "far", "rear": "far", "front": "near",
+                  "top": "far", "bottom": "near", "centre": "center", "central": "center",
+                  "middle": "center"}  # fmt: skip
+REGION_NOUNS = ("area", "zone", "quadrant", "region", "part", "edge", "end", "half", "portion")
