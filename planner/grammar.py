@@ -364,11 +364,12 @@ def _parse_place(rest: str, clause: str, action: str) -> Request:
             pass
     _, rest = _parse_distance(rest) if _DISTANCE.search(rest) else (None, rest)
     rest = _ADVERB.sub("", rest)  # "right next to", "directly behind", "over by"
-    if re.search(r"\b(?:under|underneath|beneath|below)\b", rest):
+    found = _find_relation(rest)
+    under = re.search(r"\b(?:under|underneath|beneath|below)\b", rest)
+    if under and (found is None or under.start() >= len(found[0])):  # not "the block under X"
         raise UnsupportedError(
             f"no skill puts an object under another ({clause!r}); put the other one on it instead"
         )
-    found = _find_relation(rest)
     if found is not None and found[1] in ("at", "on", "in"):
         side = _SIDE_OF.match(found[2])  # "at the left of the blue box": left of it
         if side:
@@ -426,7 +427,7 @@ def _parse_push(rest: str, clause: str, allow_place: bool = True) -> Request:
             f"cannot read which way to push in {clause!r}: say left, right, forward or back"
         )
     distance, rest = (distance, rest) if distance is not None else _parse_distance(rest)
-    rest = re.sub(r"\b(?:by|about|around|roughly|some)\b", " ", rest)
+    rest = re.sub(r"\b(?:by|about|around|roughly|some|over)\b", " ", rest)
     rest = " ".join(rest.split())
     objects = _noun_list(rest) if rest else [Reference(quantity="pronoun")]
     distance = distance if distance is not None else DEFAULT_PUSH

@@ -49,6 +49,7 @@ from claw.planner.vocabulary import (
     SIDE_WORDS,
     SIZE_WORDS,
     TYPE_WORDS,
+    UNDER_WORDS,
 )
 
 Quantity = Literal["one", "any", "all", "count", "pronoun"]
@@ -63,6 +64,7 @@ class Filter(BaseModel):
     kind: Literal["relation", "region", "extreme", "ordinal", "except", "matching"]
     relation: str | None = None  # relation: left_of, in, on, next_to, ...
     negated: bool = False
+    inverse: bool = False  # relation: the target stands in it to the object ("under": on)
     target: Reference | None = None  # relation / extreme (to) / except
     region: str | None = None  # region: a table region or half ("left side")
     measure: str | None = None  # extreme: closest | farthest | small | big | left | right | ...
@@ -147,6 +149,9 @@ _SAME = (("the", "same"), ("matching",), ("same",), ("its",), ("their",), ("its"
          ("their", "own"), ("corresponding",))  # fmt: skip
 _ON_TABLE = (("on", "the", "table"), ("from", "the", "table"), ("off", "the", "table"),
              ("off", "of", "the", "table"))  # fmt: skip
+_WHOSE_COLOR_DIFFERS = (("whose", "color", "differs"), ("whose", "colour", "differs"),
+                        ("whose", "color", "is", "different"),
+                        ("whose", "colour", "is", "different"))  # fmt: skip
 _COLOR_NOUNS = {"color", "colors", "colour", "colours", "colored", "coloured"}
 
 
@@ -355,12 +360,12 @@ def _pre_and_head(words: _Words, ref: Reference) -> bool:
     if word in TYPE_WORDS:
         words.i += 1
         ref.type = TYPE_WORDS[word]
-        if word.endswith("s") and word not in ("box",) and ref.quantity == "one":
-            ref.quantity = "all"
+        if word.endswith("s") and word not in ("box",) and ref.quantity in ("one", "any"):
+            ref.quantity = "all"  # "the blocks", "any blocks"
         return True
     if word in _GENERIC_HEADS:
         words.i += 1
-        if word in _PLURAL_HEADS and ref.quantity == "one":
+        if word in _PLURAL_HEADS and ref.quantity in ("one", "any"):
             ref.quantity = "all"
         return True
     if len(ref.colors) > 1 and ref.quantity == "one":
@@ -383,7 +388,7 @@ def _post_one(words: _Words, ref: Reference) -> bool:
     if words.take_any(_ON_TABLE):  # "the blue block on the table": not on another object
         ref.filters.append(Filter(kind="region", region="table"))
         return True
-    if words.take("from"):  # "the second block from the left"
+    if words.peek(1) != "under" and words.take("from"):  # "the second block from the left"
         words.take("the")
         side = SIDE_WORDS.get(words.peek())
         counted = any(f.kind in ("ordinal", "extreme") for f in ref.filters)
@@ -436,8 +441,21 @@ def _post_one(words: _Words, ref: Reference) -> bool:
         words.i += 1
         ref.filters.append(Filter(kind="matching", same=True))
         return True
+    if words.take_any(_WHOSE_COLOR_DIFFERS):  # "a bowl whose colour differs from its own"
+        words.take_any((("from", "its", "own"), ("from", "its"), ("from", "theirs")))
+        ref.filters.append(Filter(kind="matching", same=False))
+        return True
     negated = words.take("not")
     mark = words.i
+    if words.take_any(UNDER_WORDS):  # "the blue block under the red block"
+        target = _phrase(words)
+        if target is not None:
+            ref.filters.append(
+                Filter(kind="relation", relation="on", inverse=True, negated=negated,
+                       target=target)
+            )  # fmt: skip
+            return True
+        words.i = mark
     relation = words.take_any(tuple(REFERRING_RELATIONS))
     if relation is not None:
         target = _phrase(words)
@@ -599,9 +617,8 @@ def _spatial(
         landmarks = ground(f.target, names, world, last=last, mentioned=mentioned)
         keep = []
         for n in found:
-            holds = any(
-                evaluate(f"{f.relation}({n}, {m})", world).holds for m in landmarks if m != n
-            )
+            pairs = [(m, n) if f.inverse else (n, m) for m in landmarks if m != n]
+            holds = any(evaluate(f"{f.relation}({a}, {b})", world).holds for a, b in pairs)
             if holds != f.negated:
                 keep.append(n)
         return keep

@@ -98,6 +98,9 @@ REFERRING_RELATIONS: dict[tuple[str, ...], str] = {
         ("to the top of", "behind"), ("in back of", "behind"), ("beyond", "behind"),
     )
 }  # fmt: skip
+# "the block under the red block": the red block is on it (the relation with its sides swapped).
+UNDER_WORDS: tuple[tuple[str, ...], ...] = (("under",), ("underneath",), ("beneath",),
+                                            ("from", "under"), ("below",))  # fmt: skip
 # Words of a table region: "the bottom right area" is the near right corner.
 REGION_ALIASES = {"upper": "far", "lower": "near", "back": "far", "rear": "far", "front": "near",
                   "top": "far", "bottom": "near", "centre": "center", "central": "center",

@@ -62,6 +62,7 @@ def pick(text: str, state: WorldState | None = None, **kwargs: object) -> list[s
         ("a blue object", ["blue_block"]),
         ("the blue one", ["blue_block"]),
         ("the boxes", ["blue_box", "pink_box"]),
+        ("any blocks", ["red_block", "green_block", "blue_block", "yellow_block"]),
     ],
 )
 def test_a_reference_picks_what_readme_says(text: str, expected: list[str]) -> None:
@@ -81,6 +82,7 @@ def test_support_and_containment_name_objects() -> None:
     state = world(green_block="red_block")
     assert pick("the block on top of the red block", state) == ["green_block"]
     assert pick("the blocks on the table", state) == ["red_block", "blue_block", "yellow_block"]
+    assert pick("the block under the green block", state) == ["red_block"]
     assert pick("the blocks not on the red block", state) == [
         "red_block", "blue_block", "yellow_block"
     ]  # fmt: skip
@@ -135,3 +137,16 @@ def test_colour_pairs_match_or_mismatch() -> None:
     assert colour_pairs(blocks, boxes, same=False) == [
         ("pink_block", "cyan_box"), ("cyan_block", "pink_box")
     ]  # fmt: skip
+
+
+def test_a_clause_splits_where_both_sides_read() -> None:
+    from claw.planner.grammar import parse_instruction
+
+    (request,) = parse_instruction("put the block closest to the red bowl in the green box")
+    assert [o.text for o in request.objects] == ["the block closest to the red bowl"]
+    assert request.relation == "in" and request.target is not None
+    assert request.target.text == "the green box"
+    (under,) = parse_instruction("put the blue block under the red block into the blue bowl")
+    assert under.objects[0].filters[0].inverse and under.relation == "in"
+    differs = parse_reference("a bowl whose color differs from its own")
+    assert differs.mismatched and differs.type == "box"
