@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
 EVAL_COMMANDS = ("run", "compare")
 TAG_DELTAS = {
+    "read_right": "read",
     "success_rate": "success",
     "goal_recall": "recall",
     "executability": "exec.",
@@ -189,13 +190,15 @@ def _show_result(result: SuiteResult, console: Console) -> None:
 
     title = f"{result.suite}: {result.planner}, {len(result.cases)} cases"
     table = Table(title=markup(title), title_justify="left")
-    for column in ("tag", "cases", "success", "goal recall", "executable", "replans"):
+    columns = ("tag", "cases", "read right", "success", "goal recall", "executable", "replans")
+    for column in columns:
         table.add_column(column, justify="left" if column == "tag" else "right")
     rows = [("all", result.overall), *result.per_tag.items()]
     for tag, metrics in rows:
         table.add_row(
             markup(tag),
             f"{metrics['cases']:.0f}",
+            f"{100 * metrics.get('read_right', 0.0):.1f} %",
             f"{100 * metrics['success_rate']:.1f} %",
             f"{metrics['goal_recall']:.3f}",
             f"{metrics['executability']:.3f}",
@@ -272,6 +275,6 @@ def show_comparison(comparison: Comparison, console: Console) -> None:
 
 def _colored(key: str, delta: float | None, text: str) -> str:
     """Green for a change for the better, red for the worse (higher is better for rates)."""
-    if not delta or key not in ("success_rate", "goal_recall", "executability"):
+    if not delta or key not in ("read_right", "success_rate", "goal_recall", "executability"):
         return text
     return f"[green]{text}[/green]" if delta > 0 else f"[red]{text}[/red]"

@@ -132,6 +132,6 @@ def format_delta(key: str, delta: float | None) -> str:
     if delta is None:
         return "-"
     sign = "+" if delta > 0 else "-" if delta < 0 else ""
-    if key == "success_rate":
+    if key in ("success_rate", "read_right"):
         return f"{sign}{100 * abs(delta):.1f} pp"
     return sign + format_metric(key, abs(delta))

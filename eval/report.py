@@ -36,6 +36,7 @@ def _percent(value: float) -> str:
 # (key in SuiteResult.overall / per_tag, label, format)
 METRICS: list[tuple[str, str, Callable[[float], str]]] = [
     ("cases", "cases", lambda v: f"{v:.0f}"),
+    ("read_right", "read right (planned goal)", _percent),
     ("success_rate", "success rate", _percent),
     ("goal_recall", "goal recall", lambda v: f"{v:.3f}"),
     ("executability", "executability", lambda v: f"{v:.3f}"),
@@ -46,7 +47,9 @@ METRICS: list[tuple[str, str, Callable[[float], str]]] = [
     ("sim_seconds", "sim seconds / case", lambda v: f"{v:.2f}"),
     ("wall_seconds", "wall seconds / case", lambda v: f"{v:.2f}"),
 ]
-TAG_METRICS = ["cases", "success_rate", "goal_recall", "executability", "replans", "sim_seconds"]
+TAG_METRICS = [
+    "cases", "read_right", "success_rate", "goal_recall", "executability", "replans", "sim_seconds"
+]  # fmt: skip
 
 
 def format_metric(key: str, value: float | None) -> str:

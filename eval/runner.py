@@ -14,7 +14,8 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, Field
 
-from claw.envs.exceptions import InvalidSceneError
+from claw.envs.exceptions import ClawError, InvalidSceneError
+from claw.envs.predicates import parse_predicate
 from claw.envs.tabletop import TabletopEnv
 from claw.envs.video import RecordEpisode, check_video_path
 from claw.eval import planners
@@ -33,6 +34,9 @@ class CaseResult(BaseModel):
     tags: list[str]
     success: bool
     reason: str = ""
+    read_right: bool = False
+    """The planner read the instruction right: its first plan's goal is the case's (and its
+    pushes the expected push), or it refused with the expected error — before any physics."""
     goal_recall: float = 0.0
     """Fraction of the ground-truth goal predicates that hold at the end (1.0 for error cases)."""
     executable: float = 0.0
@@ -98,6 +102,27 @@ def judge_push(
     world = env.world_state()
     final = world.get(want.object).xy
     return push_outcome(want.object, want.direction, start, final, goal, world.settled())
+
+
+def read_right(case: Case, result: RunResult) -> bool:
+    """Whether the first plan says what the case asks for: the same goal predicates (as sets,
+    canonical), a push of the expected object in the expected direction, or the expected error."""
+    if case.expect_error is not None or result.error is not None:
+        return result.error is not None and result.error["kind"] == case.expect_error
+    try:
+        planned = {parse_predicate(text) for text in result.goal}
+        wanted = {parse_predicate(text) for text in case.goal or []}
+    except ClawError:
+        return False
+    if planned != wanted:
+        return False
+    push = case.expect_push
+    return push is None or any(
+        step["skill"] == "push"
+        and step["args"].get("object") == push.object
+        and step["args"].get("direction") == push.direction
+        for step in result.plan
+    )
 
 
 def judge(
@@ -173,6 +198,7 @@ def run_case(
             id=case.id,
             tags=case.tags,
             success=ok,
+            read_right=ok,
             reason="" if ok else f"invalid scene: {exc}",
             goal_recall=1.0 if ok else 0.0,
             wall_seconds=round(time.perf_counter() - tic, 3),
@@ -194,6 +220,7 @@ def run_case(
         tags=case.tags,
         success=success,
         reason=reason,
+        read_right=read_right(case, result),
         goal_recall=round(recall, 4),
         executable=round(sum(s["success"] for s in result.steps) / planned, 4) if planned else 1.0,
         replans=result.replans,
@@ -218,6 +245,7 @@ def summarise(results: list[CaseResult]) -> dict[str, float]:
     return {
         "cases": float(len(results)),
         "success_rate": round(sum(r.success for r in results) / n, 4),
+        "read_right": round(sum(r.read_right for r in results) / n, 4),
         "goal_recall": round(sum(r.goal_recall for r in results) / n, 4),
         "executability": round(sum(r.executable for r in results) / n, 4),
         "replans": round(sum(r.replans for r in results) / n, 4),

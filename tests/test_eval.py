@@ -194,3 +194,32 @@ def test_a_recorded_cassette_replays_the_run_exactly(tmp_path: Path) -> None:
         ]
 
     assert strip(a) == strip(b)
+
+
+@pytest.mark.parametrize(
+    ("case", "run", "right"),
+    [
+        ({"goal": ["in(red_block, blue_box)"]}, {"goal": ["in( red_block , blue_box )"]}, True),
+        ({"goal": ["in(red_block, blue_box)"]}, {"goal": ["next_to(red_block, blue_box)"]}, False),
+        ({"goal": ["at(a_block, center)"]}, {"goal": ["at(a_block, center)", "holding(b_block)"]},
+         False),
+        ({"expect_error": "ambiguous"}, {"error": {"kind": "ambiguous", "message": "x"}}, True),
+        ({"expect_error": "ambiguous"}, {"error": {"kind": "unparseable", "message": "x"}}, False),
+        ({"goal": ["in(red_block, blue_box)"]}, {"error": {"kind": "unparseable", "message": "x"}},
+         False),
+        ({"goal": [], "expect_push": {"object": "red_block", "direction": "left", "distance": 0.1}},
+         {"plan": [{"skill": "push", "args": {"object": "red_block", "direction": "left"}}]}, True),
+        ({"goal": [], "expect_push": {"object": "red_block", "direction": "left", "distance": 0.1}},
+         {"plan": [{"skill": "push", "args": {"object": "red_block", "direction": "right"}}]},
+         False),
+    ],
+)  # fmt: skip
+def test_read_right_compares_the_first_plan_with_the_case(
+    case: dict[str, object], run: dict[str, object], right: bool
+) -> None:
+    from claw.eval.runner import read_right
+    from claw.eval.suite import Case
+    from claw.planner.loop import RunResult
+
+    result = RunResult(instruction="x", success=False, **run)  # type: ignore[arg-type]
+    assert read_right(Case(id="c", instruction="x", **case), result) is right  # type: ignore[arg-type]
