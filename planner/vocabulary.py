@@ -8,11 +8,29 @@ TYPE_WORDS = {
     "block": "block", "blocks": "block", "cube": "block", "cubes": "block", "brick": "block",
     "bricks": "block", "box": "box", "boxes": "box", "container": "box", "containers": "box",
     "bin": "box", "bins": "box", "basket": "box", "baskets": "box", "tray": "box", "trays": "box",
-    "bowl": "box", "bowls": "box", "crate": "box", "crates": "box",
+    "bowl": "box", "bowls": "box", "crate": "box", "crates": "box", "bucket": "box",
+    "buckets": "box", "tub": "box", "tubs": "box", "receptacle": "box", "receptacles": "box",
+    "carton": "box", "cartons": "box", "cuboid": "block", "cuboids": "block",
 }  # fmt: skip
-COLOR_WORDS = {c: c for c in COLORS} | {"grey": "gray", "violet": "purple", "teal": "cyan"}
+# Shades name the palette colour they are a shade of. (The MiniLM embedder cannot do this:
+# scripts/lexicon_embedding.py measures it, e.g. "crimson" nearest "purple".)
+SHADES = {
+    "red": ("crimson", "scarlet", "ruby", "maroon", "burgundy", "cherry", "vermilion"),
+    "blue": ("azure", "sapphire", "cobalt", "navy", "cerulean", "ultramarine"),
+    "green": ("emerald", "lime", "olive", "jade", "mint"),
+    "purple": ("violet", "lavender", "lilac", "plum", "mauve", "amethyst"),
+    "orange": ("amber", "tangerine", "apricot", "ochre"),
+    "yellow": ("golden", "gold", "lemon", "mustard", "canary"),
+    "cyan": ("teal", "aqua", "turquoise", "aquamarine"),
+    "brown": ("tan", "chocolate", "coffee", "khaki", "beige", "bronze", "copper"),
+    "pink": ("rose", "salmon", "magenta", "fuchsia", "coral"),
+    "gray": ("grey", "silver", "slate", "charcoal", "ash"),
+}
+COLOR_WORDS = {c: c for c in COLORS} | {
+    shade: color for color, shades in SHADES.items() for shade in shades
+}
 # Colours no object here has: read as colours, so that "the white bowl" is an unknown object.
-OTHER_COLORS = ("white", "black", "silver", "gold", "beige", "maroon", "navy", "magenta")
+OTHER_COLORS = ("white", "black")
 
 PLACE_VERBS = ("put", "place", "move", "set", "drop", "stick", "position", "lay", "bring",
                "transfer", "relocate", "carry", "deposit", "load", "throw", "toss", "insert",

@@ -43,6 +43,8 @@ def pick(text: str, state: WorldState | None = None, **kwargs: object) -> list[s
     ("text", "expected"),
     [
         ("the red block", ["red_block"]),
+        ("the crimson cube", ["red_block"]),
+        ("the azure bucket", ["blue_box"]),
         ("the block to the left of the blue box", ["red_block"]),
         ("the block closest to the pink bowl", ["green_block"]),
         ("the block farthest from the pink bowl", ["yellow_block"]),
