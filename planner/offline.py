@@ -138,7 +138,7 @@ def goals_and_pushes(
         if request.target.matching or request.target.mismatched:
             targets = resolve_loosely(resolve, request.target)
             pairs = colour_pairs(movers, targets, same=request.target.matching)
-            goal.extend(f"{request.relation}({obj}, {box})" for obj, box in pairs)
+            goal.extend(_goal(request.relation, obj, box) for obj, box in pairs)
             continue
         resolve.last = previous  # "it" in the target is what an earlier request named
         target = resolve.one(request.target, "block" if request.relation == "on" else None)
@@ -151,13 +151,20 @@ def goals_and_pushes(
         if request.relation == "on" and target.split("_")[1] == "block" and len(movers) > 1:
             goal.append(f"stacked({', '.join([target, *movers])})")  # a tower on the target
             continue
-        goal.extend(f"{request.relation}({o}, {target})" for o in movers)
+        goal.extend(_goal(request.relation, o, target) for o in movers)
     held = [g for g in goal if g.startswith("holding(")]
     if len(held) > 1:
         raise UnsupportedError(
             f"the claw holds one object at a time, not {len(held)}: {', '.join(held)}"
         )
     return goal, pushes
+
+
+def _goal(relation: str | None, obj: str, target: str) -> str:
+    """The goal predicate; on a box is in it (the predicates define it so), written as ``in``."""
+    if relation == "on" and target.split("_")[1] == "box":
+        relation = "in"
+    return f"{relation}({obj}, {target})"
 
 
 def resolve_loosely(resolve: Resolver, noun: Reference) -> list[str]:

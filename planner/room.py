@@ -25,8 +25,9 @@ def _without(world: WorldState, names: set[str]) -> WorldState:
 
 
 def fits(world: WorldState, obj: str, relation: str, target: str) -> bool:
+    """Whether ``place`` finds a spot for ``obj`` there now (which one does not matter)."""
     try:
-        find_placement(world, obj, relation, target)
+        find_placement(world, obj, relation, target, lookahead=0)
     except (NoPlacement, ClawError):
         return False
     return True

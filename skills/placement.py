@@ -318,12 +318,16 @@ def _robustness(task: _Task, points: Array, yaw: float) -> Array:
 
 
 def _ranked(
-    task: _Task, obstacles: list[ObjectState], clearance: float, focus: Array
+    task: _Task,
+    obstacles: list[ObjectState],
+    clearance: float,
+    focus: Array,
+    lookahead: int = PACK_LOOKAHEAD,
 ) -> list[tuple[float, float, float, float, bool]]:
     """Valid candidates ``(robustness, x, y, yaw, over_rim)``, best first: robustness, distance,
     yaw. A drop over the rim must survive :data:`DROP_SPREAD` too."""
     if task.relation == "at":
-        return _ranked_packed(task, obstacles, clearance, focus)
+        return _ranked_packed(task, obstacles, clearance, focus, lookahead)
     found: list[Array] = []
     for k, yaw in enumerate(task.yaws):
         pts, over = _clear(task, yaw, obstacles, clearance)
@@ -346,10 +350,10 @@ def _ranked(
 
 
 def _ranked_packed(
-    task: _Task, obstacles: list[ObjectState], clearance: float, focus: Array
+    task: _Task, obstacles: list[ObjectState], clearance: float, focus: Array, lookahead: int
 ) -> list[tuple[float, float, float, float, bool]]:
-    """Valid candidates ``at`` a region, best first: the room kept for later objects
-    (:func:`_room`), then robustness, distance, yaw."""
+    """Valid candidates ``at`` a region, best first: the room kept for up to ``lookahead``
+    later objects (:func:`_room`), then robustness, distance, yaw."""
     points, kinds, levels = [], [], []
     for k, yaw in enumerate(task.yaws):
         pts, _ = _clear(task, yaw, obstacles, clearance)
@@ -364,9 +368,11 @@ def _ranked_packed(
         return []
     # Later copies are looked for on the 1 cm lattice only (of a 5 mm grid, one node in four):
     # as good a count of the room left, at a fraction of the cost.
-    coarse = np.flatnonzero(_on_lattice(pts - task.anchor, task.yaws[0], GRID_STEP))
-    follows = _follows(task, pts, kind, clearance, coarse)
-    room = _room(follows, follows[coarse], PACK_LOOKAHEAD)
+    room = np.zeros(len(pts), dtype=np.int_)
+    if lookahead:
+        coarse = np.flatnonzero(_on_lattice(pts - task.anchor, task.yaws[0], GRID_STEP))
+        follows = _follows(task, pts, kind, clearance, coarse)
+        room = _room(follows, follows[coarse], lookahead)
     dist = np.round(np.linalg.norm(pts - focus, axis=1), 9)
     order = np.lexsort((kind, dist, -level, -room))
     return [
@@ -544,6 +550,7 @@ def find_placement(
     clearance: float = 0.015,
     release_width: float | None = None,
     preferred: tuple[float, float] | None = None,
+    lookahead: int = PACK_LOOKAHEAD,
 ) -> Placement:
     """Choose where to put ``obj`` so that ``relation(obj, target)`` holds.
 
@@ -558,6 +565,8 @@ def find_placement(
             plus :data:`RELEASE_MARGIN` when ``None``.
         preferred: Among equally robust spots, take the one nearest this (x, y);
             else the one nearest the target (or the region's anchor).
+        lookahead: ``at`` a region, rank spots by the room they leave for this many more
+            objects like it (0: only whether a spot exists matters, at a fraction of the cost).
 
     Returns:
         The most robust valid spot (robustness quantised to :data:`ROBUSTNESS_STEP`).
@@ -574,7 +583,8 @@ def find_placement(
         yaw, reach = task.yaws[0], np.full(2, AT_RADIUS)
         tasks.append(replace(task, grid=_grid(task.anchor, yaw, -reach, reach, FINE_GRID_STEP)))
     for attempt in tasks:
-        for robustness, x, y, yaw, over_rim in _ranked(attempt, _obstacles(task), clearance, focus):
+        ranked = _ranked(attempt, _obstacles(task), clearance, focus, lookahead)
+        for robustness, x, y, yaw, over_rim in ranked:
             landings = [(x, y)] + [(x + dx, y + dy) for dx, dy in robustness * _VERIFY_RING]
             if all(task.holds(px, py, yaw) for px, py in landings):  # the real predicate agrees
                 return Placement(x, y, yaw, task.bottom, float(robustness), over_rim)
