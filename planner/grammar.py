@@ -30,6 +30,7 @@ from claw.planner.reference import (
     parse_region,
 )
 from claw.planner.vocabulary import (
+    COLOR_WORDS,
     DEFAULT_PUSH,
     DIRECTION_WORDS,
     NUMBER_WORDS,
@@ -40,13 +41,14 @@ from claw.planner.vocabulary import (
     RELATION_PHRASES,
     SMALL_PUSH,
     STACK_VERBS,
+    TYPE_WORDS,
     UNITS,
     UNSUPPORTED_VERBS,
 )
 
 _CLAUSE_SPLIT = re.compile(
     r"\s*(?:(?:[;!?]|\.(?!\d))+|,?\s+(?:and\s+)?then\s+|,?\s+(?:and\s+)?after\s+that,?\s+|"
-    r",?\s+afterwards,?\s+)\s*"
+    r",?\s+(?:and\s+)?afterwards,?\s+)\s*"
 )
 # Weak separators: a comma or "and", a new clause only where a verb follows or both sides say where.
 _WEAK_SPLIT = re.compile(r"(\s*,\s*(?:and\s+)?|\s+and\s+)")
@@ -59,7 +61,7 @@ _POLITE = re.compile(r"\b(?:please|pls|thanks|thank\s+you|thx)\b[,!.]?")
 _ARTICLES = {"the", "a", "an", "that", "this", "those", "these", "its", "of"}
 _FILLER = re.compile(
     r"^(?:please\s+|(?:would|do)\s+you\s+mind\s+|can you\s+|could you\s+|would you\s+|"
-    r"i want you to\s+|go and\s+|go\s+|now\s+|"
+    r"i want you to\s+|go and\s+|go\s+|now\s+|keep\s+(?=\w+ing\b)|"
     r"kindly\s+|robot,?\s+|claw,?\s+|i(?:'d|\s+would)\s+like\s+you\s+to\s+|you\s+should\s+|"
     r"let's\s+|lets\s+|go\s+ahead\s+and\s+|try\s+to\s+|"
     r"i\s+need\s+you\s+to\s+|you\s+can\s+|just\s+)+"
@@ -184,7 +186,8 @@ _GERUNDS = {"putting": "put", "placing": "place", "moving": "move", "setting": "
             "dropping": "drop", "sticking": "stick", "stacking": "stack", "picking": "pick",
             "grabbing": "grab", "lifting": "lift", "taking": "take", "pushing": "push",
             "sliding": "slide", "nudging": "nudge", "shoving": "shove", "building": "build",
-            "making": "make", "pulling": "pull"}  # fmt: skip
+            "making": "make", "pulling": "pull", "holding": "hold", "keeping": "keep",
+            "raising": "raise", "grasping": "grasp"}  # fmt: skip
 
 
 def _strip_filler(clause: str) -> str:
@@ -446,7 +449,53 @@ def parse_instruction(instruction: str) -> list[Request]:
         raise UnparseableError(
             "the instruction is empty; say what to do, e.g. 'put the red block in the blue box'"
         )
-    return [parse_clause(clause) for clause in split_clauses(text)]
+    requests: list[Request] = []
+    names: dict[str, str] = {}  # new words the instruction defines ("this is a dax red block")
+    for clause in split_clauses(text):
+        defined = _definitions(clause)
+        if defined:
+            names.update(defined)
+            continue
+        for word, meaning in names.items():
+            clause = re.sub(rf"\b(?:a|an|the|that|this)\s+{word}\b", meaning, clause)
+        requests.append(parse_clause(clause))
+    if not requests:
+        raise UnparseableError(f"{instruction.strip()!r} defines words but asks for nothing")
+    return requests
+
+
+# A new word for an object of the scene: "this is a dax red block", "a blicket is the blue
+# block", "call the cyan block a dax" (VIMA-Bench's novel nouns); only words the lexicon lacks.
+_DEFINE = (
+    re.compile(r"^(?:this|that|it|here)\s+is\s+(?:a|an|the)\s+(?P<word>[a-z]+)\s+(?P<np>.+)$"),
+    re.compile(r"^(?:a|an|the)\s+(?P<word>[a-z]+)\s+is\s+(?P<np>.+)$"),
+    re.compile(r"^call\s+(?P<np>.+?)\s+(?:a|an)\s+(?P<word>[a-z]+)$"),
+)
+
+
+def _definitions(clause: str) -> dict[str, str]:
+    """The words ``clause`` defines (word -> its noun phrase), or none when it is no definition."""
+    clause = _strip_filler(clause)
+    parts = re.split(r"\s+and\s+(?=(?:a|an|the)\s+[a-z]+\s+is\s|(?:the|a|an)\s)", clause)
+    if clause.startswith("call "):
+        parts = [parts[0], *(f"call {p}" for p in parts[1:])]
+    found: dict[str, str] = {}
+    for part in parts:
+        match = next((m for m in (d.match(part) for d in _DEFINE) if m), None)
+        if match is None or _known_word(match["word"]):
+            return {}
+        np = re.sub(r"^(?:a|an|the)\s+", "", match["np"].strip())
+        try:
+            parse_noun(f"the {np}")
+        except UnparseableError:
+            return {}
+        found[match["word"]] = f"the {np}"
+    return found
+
+
+def _known_word(word: str) -> bool:
+    known = word in COLOR_WORDS or word in TYPE_WORDS or word in _ARTICLES
+    return known or _verb_at(word) is not None
 
 
 def missing_object_error(noun: Reference, names: list[str]) -> UnknownObjectError:

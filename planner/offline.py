@@ -51,7 +51,7 @@ class Resolver:
         self.names = names
         self.world = world
         self.last: list[str] = []
-        self.mentioned: set[str] = set()
+        self.mentioned: list[str] = []
 
     def objects(self, noun: Reference, default_type: str | None = None) -> list[str]:
         chosen = ground(
@@ -63,7 +63,7 @@ class Resolver:
             mentioned=self.mentioned,
         )
         self.last = chosen
-        self.mentioned.update(chosen)
+        self.mentioned = [n for n in self.mentioned if n not in chosen] + chosen  # latest last
         return chosen
 
     def one(self, noun: Reference, default_type: str | None = None) -> str:
@@ -140,7 +140,9 @@ def goals_and_pushes(
             pairs = colour_pairs(movers, targets, same=request.target.matching)
             goal.extend(_goal(request.relation, obj, box) for obj, box in pairs)
             continue
-        resolve.last = previous  # "it" in the target is what an earlier request named
+        # "it" in the target is what an earlier request named, else what this one's objects
+        # were named by ("the blocks with the same colour as the red box ... into it")
+        resolve.last = previous or [n for n in resolve.mentioned if n not in movers][-1:]
         target = resolve.one(request.target, "block" if request.relation == "on" else None)
         resolve.last = movers
         if target in movers:

@@ -26,12 +26,13 @@ scene order.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
 import numpy as np
 from pydantic import BaseModel, Field
 
-from claw.envs.exceptions import PredicateError
+from claw.envs.exceptions import PredicateError, UnknownObjectError
 from claw.envs.predicates import evaluate
 from claw.envs.regions import REGIONS, region_anchor, resolve_region
 from claw.envs.state import WorldState
@@ -39,6 +40,7 @@ from claw.planner.exceptions import AmbiguousError, UnparseableError, Unsupporte
 from claw.planner.vocabulary import (
     COLOR_FAMILIES,
     COLOR_WORDS,
+    COMPASS,
     EXTREME_WORDS,
     NUMBER_WORDS,
     ORDINAL_WORDS,
@@ -61,7 +63,7 @@ class Filter(BaseModel):
     """One post-modifier: a relation to another phrase, a region, an extreme, an ordinal, an
     exclusion or a colour match."""
 
-    kind: Literal["relation", "region", "extreme", "ordinal", "except", "matching"]
+    kind: Literal["relation", "region", "extreme", "ordinal", "except", "matching", "same_color"]
     relation: str | None = None  # relation: left_of, in, on, next_to, ...
     negated: bool = False
     inverse: bool = False  # relation: the target stands in it to the object ("under": on)
@@ -82,6 +84,7 @@ class Reference(BaseModel):
     family: str | None = None  # warm | cool
     type: str | None = None  # block | box
     other: bool = False  # "the other blocks": not those named before
+    anaphoric: bool = False  # "the same box", "that box": the one named last, if several match
     filters: list[Filter] = Field(default_factory=list)
     text: str = ""
 
@@ -139,9 +142,9 @@ _GENERIC_HEADS = {"one", "ones", "object", "objects", "thing", "things", "item",
 _PLURAL_HEADS = {"ones", "objects", "things", "items", "pieces"}
 _EXCEPT = (("other", "than"), ("except", "for"), ("except",), ("but",), ("apart", "from"),
            ("besides",), ("excluding",), ("save", "for"))  # fmt: skip
-_BE = {"is", "are", "that", "which", "sits", "sit", "stands", "stand", "lies", "lie", "placed",
-       "sitting", "standing", "lying", "located", "resting", "rests", "currently",
-       "already"}  # fmt: skip
+_BE = {"is", "are", "was", "were", "that", "which", "has", "have", "having", "sits", "sit",
+       "stands", "stand", "lies", "lie", "placed", "sitting", "standing", "lying", "located",
+       "resting", "rests", "currently", "already"}  # fmt: skip
 _REGION_HEADS = {"corner", "side", "center", "middle", "centre", *REGION_NOUNS}
 _DIFFERENT = (("a", "different"), ("different",), ("another",), ("mismatched",),
               ("mismatching",), ("non", "matching"), ("unmatched",))  # fmt: skip
@@ -152,7 +155,14 @@ _ON_TABLE = (("on", "the", "table"), ("from", "the", "table"), ("off", "the", "t
 _WHOSE_COLOR_DIFFERS = (("whose", "color", "differs"), ("whose", "colour", "differs"),
                         ("whose", "color", "is", "different"),
                         ("whose", "colour", "is", "different"))  # fmt: skip
-_COLOR_NOUNS = {"color", "colors", "colour", "colours", "colored", "coloured"}
+# Words that place a description in the past: the scene is grounded as it was when the
+# instruction was given, so "the object that was previously at its north" needs nothing more.
+_TEMPORAL = (("previously",), ("before",), ("originally",), ("earlier",), ("initially",),
+             ("at", "first"), ("used", "to", "be"), ("at", "the", "start"), ("too",),
+             ("as", "well"), ("also",))  # fmt: skip
+# The objects' only surface property is their colour: a texture is read as one.
+_COLOR_NOUNS = {"color", "colors", "colour", "colours", "colored", "coloured", "texture",
+                "textures"}  # fmt: skip
 
 
 class _Words:
@@ -284,6 +294,7 @@ def _determiner(words: _Words, ref: Reference) -> None:
     word = words.peek()
     if word in _ARTICLES:
         words.i += 1
+        ref.anaphoric = word in ("that", "this")
         if word in ("these", "those", "their"):
             ref.quantity = "all"
     elif words.take("one", "of", "the"):
@@ -314,6 +325,7 @@ def _pre_and_head(words: _Words, ref: Reference) -> bool:
         word = words.peek()
         if word in _NO_OP and words.peek(1) not in _COLOR_NOUNS:
             words.i += 1
+            ref.anaphoric = ref.anaphoric or word == "same"
             continue
         if word in _MATCH_WORDS and words.peek(1) in (*_COLOR_NOUNS, *TYPE_WORDS):
             words.i += 1  # "their matching color bowls"
@@ -423,22 +435,33 @@ def _post_one(words: _Words, ref: Reference) -> bool:
             ref.family = words.peek()
             words.i += 2
             return True
-        negated = bool(words.take_any(_DIFFERENT))
-        same = negated or words.take_any(_SAME)
-        if not same or words.peek() not in _COLOR_NOUNS:
-            return False
-        words.i += 1
-        if words.take("as") and _phrase(words) is None:
-            return False
-        ref.filters.append(Filter(kind="matching", same=not negated))
+        return _colour_match(words, ref)
+    if words.take_any(_TEMPORAL):
         return True
     while words.peek() in _BE:
         words.i += 1
+    if words.take_any(_TEMPORAL):
+        return True
+    compass = _compass(words)
+    if compass is not None:
+        ref.filters.append(compass)
+        return True
+    mark = words.i
+    if _colour_match(words, ref):  # "that has the same colour as the blue box"
+        return True
+    words.i = mark
     if words.take_any((("match",), ("matches",), ("matching",), ("match", "with"))):
-        words.take_any(_SAME)  # "that matches its colour"
+        # "that matches its colour", "matching the colour of the red box"
+        words.take_any(_SAME) or words.take("the")
         if words.peek() not in _COLOR_NOUNS:
             return False
         words.i += 1
+        if words.take("of") or words.take("as"):  # "matching the colour of the red box"
+            target = _phrase(words)
+            if target is None:
+                return False
+            ref.filters.append(Filter(kind="same_color", target=target))
+            return True
         ref.filters.append(Filter(kind="matching", same=True))
         return True
     if words.take_any(_WHOSE_COLOR_DIFFERS):  # "a bowl whose colour differs from its own"
@@ -470,6 +493,42 @@ def _post_one(words: _Words, ref: Reference) -> bool:
         words.i += 1
         return _region_filter(words, ref)
     return False
+
+
+def _colour_match(words: _Words, ref: Reference) -> bool:
+    """ "the same colour (as X)", "a different colour", "matching colours" from the cursor."""
+    negated = bool(words.take_any(_DIFFERENT))
+    same = negated or words.take_any(_SAME)
+    if not same or words.peek() not in _COLOR_NOUNS:
+        return False
+    words.i += 1
+    if words.take("as"):  # "with the same colour as the red box"
+        target = _phrase(words)
+        if target is None or negated:
+            return False
+        ref.filters.append(Filter(kind="same_color", target=target))
+        return True
+    ref.filters.append(Filter(kind="matching", same=not negated))
+    return True
+
+
+def _compass(words: _Words) -> Filter | None:
+    """ "at its north", "to the east of the box": a relation by compass direction."""
+    start = words.i
+    if words.take_any((("at",), ("to",), ("on",))):
+        if words.take("its") and words.peek() in COMPASS:  # of what was named last
+            relation = COMPASS[words.peek()]
+            words.i += 1
+            words.take("side")
+            return Filter(kind="relation", relation=relation, target=Reference(quantity="pronoun"))
+        if words.take("the") and words.peek() in COMPASS and words.peek(1) == "of":
+            relation = COMPASS[words.peek()]
+            words.i += 2
+            target = _phrase(words)
+            if target is not None:
+                return Filter(kind="relation", relation=relation, target=target)
+    words.i = start
+    return None
 
 
 def _region_filter(words: _Words, ref: Reference) -> bool:
@@ -510,7 +569,7 @@ def ground(
     *,
     default_type: str | None = None,
     last: list[str] | None = None,
-    mentioned: set[str] | None = None,
+    mentioned: Sequence[str] | None = None,
 ) -> list[str]:
     """The objects ``ref`` picks in the scene, in scene order (or in the order an ordinal or an
     extreme ranks them).
@@ -520,7 +579,8 @@ def ground(
         world: Where they are; needed for spatial phrases.
         default_type: The type a phrase without one means (a place's objects are blocks).
         last: What "it"/"them" refers to.
-        mentioned: Objects named before, which "the other blocks" leaves out.
+        mentioned: Objects named before, in order: "the other blocks" leaves them out, "the
+            same box" takes the last of them that matches.
 
     Raises:
         UnknownObjectError: nothing in the scene matches.
@@ -547,8 +607,13 @@ def ground(
     if not found:
         raise missing_object_error(ref, names)
     found = _filtered(ref, found, names, world, last, mentioned)
-    if not found:
-        raise missing_object_error(ref, names)
+    if not found:  # there are such objects, but none where or as the phrase says
+        raise UnknownObjectError(
+            f"nothing in the scene is {ref.text!r}; objects: {', '.join(names)}"
+        )
+    if ref.anaphoric and len(found) > 1:  # "the same container": the one named last
+        recent = [n for n in reversed(list(mentioned or [])) if n in found]
+        found = recent[:1] or found
     return _chosen(ref, found)
 
 
@@ -566,7 +631,7 @@ def _filtered(
     names: list[str],
     world: WorldState | None,
     last: list[str] | None,
-    mentioned: set[str] | None,
+    mentioned: Sequence[str] | None,
 ) -> list[str]:
     """``found`` narrowed by the phrase's post-modifiers, in order."""
     for f in ref.filters:
@@ -588,7 +653,7 @@ def _ground_any(
     names: list[str],
     world: WorldState | None,
     last: list[str] | None,
-    mentioned: set[str] | None,
+    mentioned: Sequence[str] | None,
     context: list[str],
 ) -> list[str]:
     """Every object ``ref`` may mean (a relation's landmark may be any of several)."""
@@ -604,7 +669,7 @@ def _spatial(
     names: list[str],
     world: WorldState,
     last: list[str] | None,
-    mentioned: set[str] | None,
+    mentioned: Sequence[str] | None,
 ) -> list[str]:
     position = {n: world.get(n).position for n in names}
     if f.kind == "region":
@@ -615,6 +680,7 @@ def _spatial(
     if f.kind == "relation":
         assert f.target is not None and f.relation is not None
         landmarks = ground(f.target, names, world, last=last, mentioned=mentioned)
+        _note(mentioned, landmarks)
         keep = []
         for n in found:
             pairs = [(m, n) if f.inverse else (n, m) for m in landmarks if m != n]
@@ -624,6 +690,12 @@ def _spatial(
         return keep
     if f.kind == "extreme":
         return _ranked(ref, f, found, names, world, position, last, mentioned)
+    if f.kind == "same_color":
+        assert f.target is not None
+        landmarks = ground(f.target, names, world, last=last, mentioned=mentioned)
+        _note(mentioned, landmarks)
+        colors = {_color(m) for m in landmarks}
+        return [n for n in found if _color(n) in colors and n not in landmarks]
     # ordinal: rank along the side it is counted from (the near side when none is said)
     side = f.side or "left"
     axis, sign = _SIDE_AXES[side]
@@ -651,7 +723,7 @@ def _ranked(
     world: WorldState,
     position: dict[str, np.ndarray],
     last: list[str] | None,
-    mentioned: set[str] | None,
+    mentioned: Sequence[str] | None,
 ) -> list[str]:
     """The objects at the extreme a superlative asks for: the one, or the n of a count."""
     if f.measure in ("small", "big"):
@@ -693,6 +765,13 @@ def _check_gap(ref: Reference, values: list[float], index: int, order: list[str]
                 f"{ref.text!r} could be {order[index]} or {order[j]}: they are level "
                 f"(within {TIE * 100:.0f} cm) from that side"
             )
+
+
+def _note(mentioned: Sequence[str] | None, landmarks: list[str]) -> None:
+    """Landmarks a phrase names are named too: "the objects with the same colour as the red box
+    ... into it" (a list of what was named is kept in order; other sequences are left alone)."""
+    if isinstance(mentioned, list):
+        mentioned[:] = [n for n in mentioned if n not in landmarks] + landmarks
 
 
 def _in_region(position: np.ndarray, region: str) -> bool:

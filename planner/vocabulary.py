@@ -114,8 +114,13 @@ REFERRING_RELATIONS: dict[tuple[str, ...], str] = {
         ("right of", "right_of"), ("on the right of", "right_of"), ("in front of", "in_front_of"),
         ("to the bottom of", "in_front_of"), ("below", "in_front_of"), ("behind", "behind"),
         ("to the top of", "behind"), ("in back of", "behind"), ("beyond", "behind"),
+        ("north of", "behind"), ("to the north of", "behind"), ("south of", "in_front_of"),
+        ("to the south of", "in_front_of"), ("west of", "left_of"), ("to the west of", "left_of"),
+        ("east of", "right_of"), ("to the east of", "right_of"),
     )
 }  # fmt: skip
+# Compass words, as the benchmarks draw the table from above: north is far (+x), west is left.
+COMPASS = {"north": "behind", "south": "in_front_of", "west": "left_of", "east": "right_of"}
 # "the block under the red block": the red block is on it (the relation with its sides swapped).
 UNDER_WORDS: tuple[tuple[str, ...], ...] = (("under",), ("underneath",), ("beneath",),
                                             ("from", "under"), ("below",))  # fmt: skip

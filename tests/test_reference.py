@@ -152,3 +152,62 @@ def test_a_clause_splits_where_both_sides_read() -> None:
     assert under.objects[0].filters[0].inverse and under.relation == "in"
     differs = parse_reference("a bowl whose color differs from its own")
     assert differs.mismatched and differs.type == "box"
+
+
+def test_a_neighbour_by_compass_and_what_was_named_before() -> None:
+    from claw.planner.grammar import parse_instruction
+    from claw.planner.offline import goals_and_pushes
+
+    # north is far (+x): green stands north of red; yellow east (-y) of blue
+    scene = {"red_block": (0.40, 0.10), "green_block": (0.52, 0.10), "yellow_block": (0.40, -0.1),
+             "blue_box": (0.55, -0.22), "pink_box": (0.62, 0.22)}  # fmt: skip
+    state = world(scene)
+    text = (
+        "first put the red block into the blue container then put the object that was "
+        "previously at its north into the same container"
+    )
+    goal, _ = goals_and_pushes(parse_instruction(text), list(state.objects), state)
+    assert goal == ["in(red_block, blue_box)", "in(green_block, blue_box)"]
+    same = "put all blocks with the same colour as the pink container into it"
+    with pytest.raises(UnknownObjectError, match="nothing in the scene is 'all blocks with"):
+        goals_and_pushes(parse_instruction(same), list(state.objects), state)
+
+
+def test_same_colour_as_a_landmark_and_into_it() -> None:
+    from claw.planner.grammar import parse_instruction
+    from claw.planner.offline import goals_and_pushes
+
+    scene = {"red_block": (0.40, 0.10), "red_block_2": (0.50, -0.10), "blue_block": (0.45, 0.2),
+             "red_box": (0.60, 0.20), "blue_box": (0.60, -0.2)}  # fmt: skip
+    state = world(scene)
+    for text in (
+        "put all objects with the same texture as the red container into it",
+        "move every block that has the same colour as the red box into that box",
+    ):
+        goal, _ = goals_and_pushes(parse_instruction(text), list(state.objects), state)
+        assert goal == ["in(red_block, red_box)", "in(red_block_2, red_box)"], text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "this is a dax red block. this is a zup blue box. put a dax into a zup.",
+        "a blicket is the red block and a wug is the blue bowl. put a blicket into a wug.",
+        "call the red block a dax and the blue container a zup, then put the dax into the zup.",
+    ],
+)
+def test_words_the_instruction_defines(text: str) -> None:
+    from claw.planner.grammar import parse_instruction
+    from claw.planner.offline import goals_and_pushes
+
+    goal, _ = goals_and_pushes(parse_instruction(text), list(SCENE), world())
+    assert goal == ["in(red_block, blue_box)"]
+
+
+def test_a_definition_alone_asks_for_nothing_and_known_words_are_not_redefined() -> None:
+    from claw.planner.grammar import parse_instruction
+
+    with pytest.raises(UnparseableError, match="defines words but asks for nothing"):
+        parse_instruction("this is a dax red block.")
+    with pytest.raises(UnparseableError):
+        parse_instruction("this is a red block. put a red into the box.")
