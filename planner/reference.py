@@ -26,6 +26,7 @@ scene order.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from typing import Literal
 
@@ -33,6 +34,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from claw.envs.exceptions import PredicateError, UnknownObjectError
+from claw.envs.objects import COLOR_RGBA
 from claw.envs.predicates import evaluate
 from claw.envs.regions import REGIONS, region_anchor, resolve_region
 from claw.envs.state import WorldState
@@ -42,6 +44,7 @@ from claw.planner.vocabulary import (
     COLOR_WORDS,
     COMPASS,
     EXTREME_WORDS,
+    LIGHTNESS_WORDS,
     NUMBER_WORDS,
     ORDINAL_WORDS,
     OTHER_COLORS,
@@ -57,13 +60,16 @@ from claw.planner.vocabulary import (
 Quantity = Literal["one", "any", "all", "count", "pronoun"]
 TIE = 0.01  # m: two objects closer than this along a measure are not told apart by it
 TABLE_GAP = 0.005  # m: an object whose bottom is this near the table stands on it
+LIGHTNESS_TIE = 0.05  # colours closer than this in luminance are not told apart by lightness
 
 
 class Filter(BaseModel):
     """One post-modifier: a relation to another phrase, a region, an extreme, an ordinal, an
     exclusion or a colour match."""
 
-    kind: Literal["relation", "region", "extreme", "ordinal", "except", "matching", "same_color"]
+    kind: Literal[
+        "relation", "region", "extreme", "ordinal", "except", "matching", "same_color", "parity"
+    ]
     relation: str | None = None  # relation: left_of, in, on, next_to, ...
     negated: bool = False
     inverse: bool = False  # relation: the target stands in it to the object ("under": on)
@@ -73,6 +79,7 @@ class Filter(BaseModel):
     rank: int | None = None  # ordinal: 1 = first, -1 = last
     side: str | None = None  # ordinal: counted from this side (left, right, far, near)
     same: bool | None = None  # matching: same colour (True) or a different one (False)
+    even: bool | None = None  # parity: objects whose colour the scene has an even number of
 
 
 class Reference(BaseModel):
@@ -148,8 +155,9 @@ _BE = {"is", "are", "was", "were", "that", "which", "has", "have", "having", "si
 _REGION_HEADS = {"corner", "side", "center", "middle", "centre", *REGION_NOUNS}
 _DIFFERENT = (("a", "different"), ("different",), ("another",), ("mismatched",),
               ("mismatching",), ("non", "matching"), ("unmatched",))  # fmt: skip
-_SAME = (("the", "same"), ("matching",), ("same",), ("its",), ("their",), ("its", "own"),
-         ("their", "own"), ("corresponding",))  # fmt: skip
+_SAME = (("the", "same"), ("matching",), ("same",), ("its",), ("their",), ("its", "own"), ("that",),
+         ("their", "own"), ("corresponding",), ("the", "corresponding"),
+         ("the", "matching"))  # fmt: skip
 _ON_TABLE = (("on", "the", "table"), ("from", "the", "table"), ("off", "the", "table"),
              ("off", "of", "the", "table"))  # fmt: skip
 _WHOSE_COLOR_DIFFERS = (("whose", "color", "differs"), ("whose", "colour", "differs"),
@@ -161,6 +169,15 @@ _TEMPORAL = (("previously",), ("before",), ("originally",), ("earlier",), ("init
              ("at", "first"), ("used", "to", "be"), ("at", "the", "start"), ("too",),
              ("as", "well"), ("also",))  # fmt: skip
 # The objects' only surface property is their colour: a texture is read as one.
+_PARITY = tuple(
+    (*lead, parity, *tail)
+    for parity in ("even", "odd")
+    for lead, tail in (
+        (("of", "an"), ("number",)),
+        (("whose", "color", "appears", "an"), ("number", "of", "times")),
+        (("whose", "colour", "appears", "an"), ("number", "of", "times")),
+    )
+)
 _COLOR_NOUNS = {"color", "colors", "colour", "colours", "colored", "coloured", "texture",
                 "textures"}  # fmt: skip
 
@@ -348,6 +365,11 @@ def _pre_and_head(words: _Words, ref: Reference) -> bool:
             words.i += 1
             ref.filters.append(Filter(kind="extreme", measure=SIZE_WORDS[word]))
             continue
+        if word in LIGHTNESS_WORDS:  # "the light colored block", "the palest block"
+            words.i += 1
+            words.take_any(tuple((w,) for w in _COLOR_NOUNS))
+            ref.filters.append(Filter(kind="extreme", measure=LIGHTNESS_WORDS[word]))
+            continue
         if word in ORDINAL_WORDS and words.peek(1) not in ("of",):
             words.i += 1
             ref.filters.append(Filter(kind="ordinal", rank=ORDINAL_WORDS[word]))
@@ -428,6 +450,10 @@ def _post_one(words: _Words, ref: Reference) -> bool:
         if target is None:
             return False
         ref.filters.append(Filter(kind="except", target=target))
+        return True
+    parity = words.take_any(_PARITY)
+    if parity is not None:  # "the blocks of an even number"
+        ref.filters.append(Filter(kind="parity", even="even" in parity))
         return True
     if words.take("with") or words.take("of"):
         words.take("a")
@@ -690,6 +716,12 @@ def _spatial(
         return keep
     if f.kind == "extreme":
         return _ranked(ref, f, found, names, world, position, last, mentioned)
+    if f.kind == "parity":
+        counts: dict[str, int] = {}
+        for n in names:
+            if _type(n) == _type(found[0]):
+                counts[_color(n)] = counts.get(_color(n), 0) + 1
+        return [n for n in found if (counts[_color(n)] % 2 == 0) == f.even]
     if f.kind == "same_color":
         assert f.target is not None
         landmarks = ground(f.target, names, world, last=last, mentioned=mentioned)
@@ -729,11 +761,15 @@ def _ranked(
     if f.measure in ("small", "big"):
         size = {n: float(np.prod(world.get(n).half_extents)) for n in found}
         score = {n: size[n] if f.measure == "big" else -size[n] for n in found}
-        tie = 1e-9
+        tie, alike = 1e-9, "they are the same size"
+    elif f.measure in ("light", "dark"):
+        lightness = {n: _luminance(_color(n)) for n in found}
+        score = {n: v if f.measure == "light" else -v for n, v in lightness.items()}
+        tie, alike = LIGHTNESS_TIE, "their colours are about as light"
     elif f.measure in _SIDE_AXES:
         axis, sign = _SIDE_AXES[f.measure]
         score = {n: sign * float(position[n][axis]) for n in found}
-        tie = TIE
+        tie, alike = TIE, f"they are within {TIE * 100:.0f} cm of each other that way"
     else:
         assert f.target is not None
         landmarks = ground(f.target, names, world, last=last, mentioned=mentioned)
@@ -745,17 +781,31 @@ def _ranked(
             for n in candidates
         }
         score = {n: -d if f.measure == "closest" else d for n, d in distance.items()}
-        tie = TIE
+        tie, alike = TIE, f"their distances are within {TIE * 100:.0f} cm"
     order = sorted(score, key=lambda n: -score[n])
     take = ref.count if ref.quantity == "count" and ref.count else 1
+    if ref.quantity == "all" and f.measure in ("small", "big"):  # "the smaller blocks"
+        return _size_class(order, score)
     if ref.quantity == "all":
         return order
     if len(order) > take and score[order[take - 1]] - score[order[take]] < tie:
-        raise AmbiguousError(
-            f"{ref.text!r} could be {order[take - 1]} or {order[take]}: they are within "
-            f"{TIE * 100:.0f} cm of each other by that measure"
-        )
+        raise AmbiguousError(f"{ref.text!r} could be {order[take - 1]} or {order[take]}: {alike}")
     return order[:take]
+
+
+def _luminance(color: str) -> float:
+    """Relative luminance of a colour as rendered (0 black, 1 white)."""
+    r, g, b, _ = COLOR_RGBA.get(color, (0.0, 0.0, 0.0, 1.0))
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def _size_class(order: list[str], score: dict[str, float]) -> list[str]:
+    """The objects on the asked-for side of the widest gap in size (``order``: that side
+    first); all of them when they are all one size."""
+    gaps = [score[a] - score[b] for a, b in itertools.pairwise(order)]
+    if not gaps or max(gaps) <= 1e-9:
+        return order
+    return order[: gaps.index(max(gaps)) + 1]
 
 
 def _check_gap(ref: Reference, values: list[float], index: int, order: list[str]) -> None:

@@ -11,6 +11,9 @@ TYPE_WORDS = {
     "bowl": "box", "bowls": "box", "crate": "box", "crates": "box", "bucket": "box",
     "buckets": "box", "tub": "box", "tubs": "box", "receptacle": "box", "receptacles": "box",
     "carton": "box", "cartons": "box", "cuboid": "block", "cuboids": "block",
+    # A coloured zone that blocks go in is a box here (LoHoRavens' zones); "the top left zone"
+    # still names a table region.
+    "zone": "box", "zones": "box",
 }  # fmt: skip
 # Shades name the palette colour they are a shade of. (The MiniLM embedder cannot do this:
 # scripts/lexicon_embedding.py measures it, e.g. "crimson" nearest "purple".)
@@ -55,7 +58,8 @@ RELATION_PHRASES: tuple[tuple[str, str], ...] = (
     ("to the left of", "left_of"), ("on the left of", "left_of"), ("left of", "left_of"),
     ("to the right of", "right_of"), ("on the right of", "right_of"), ("right of", "right_of"),
     ("in front of", "in_front_of"), ("before", "in_front_of"), ("behind", "behind"),
-    ("in back of", "behind"), ("beyond", "behind"), ("above", "on"), ("at", "at"), ("to", "at"),
+    ("in back of", "behind"), ("beyond", "behind"), ("above", "on"), ("over", "on"),
+    ("at", "at"), ("to", "at"),
 )  # fmt: skip
 DIRECTION_WORDS: tuple[tuple[str, str], ...] = (
     ("to the left", "left"), ("leftward", "left"), ("leftwards", "left"), ("left", "left"),
@@ -95,6 +99,12 @@ SIDE_WORDS = {"left": "left", "right": "right", "top": "far", "bottom": "near", 
 EXTREME_WORDS = {"leftmost": "left", "rightmost": "right", "topmost": "far", "uppermost": "far",
                  "bottommost": "near", "lowermost": "near", "closest": "closest",
                  "nearest": "closest", "farthest": "farthest", "furthest": "farthest"}  # fmt: skip
+# Lightness, measured from each colour's rendered RGB (relative luminance): "the light colored
+# block" is the lightest of those that could be meant.
+LIGHTNESS_WORDS = {"light": "light", "lighter": "light", "lightest": "light", "pale": "light",
+                   "paler": "light", "palest": "light", "bright": "light", "brighter": "light",
+                   "brightest": "light", "dark": "dark", "darker": "dark",
+                   "darkest": "dark"}  # fmt: skip
 SIZE_WORDS = {"smallest": "small", "small": "small", "smaller": "small", "little": "small",
               "tiny": "small", "biggest": "big", "largest": "big", "big": "big", "bigger": "big",
               "large": "big", "larger": "big"}  # fmt: skip

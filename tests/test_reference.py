@@ -109,7 +109,7 @@ def test_no_unique_answer_is_an_error_that_names_the_candidates(
 
 def test_a_tie_is_ambiguous_not_guessed() -> None:
     scene = {"red_block": (0.45, 0.10), "green_block": (0.45, -0.10), "blue_box": (0.60, 0.0)}
-    with pytest.raises(AmbiguousError, match="within 1 cm"):
+    with pytest.raises(AmbiguousError, match="their distances are within 1 cm"):
         pick("the block closest to the blue box", world(scene))
 
 
@@ -211,3 +211,32 @@ def test_a_definition_alone_asks_for_nothing_and_known_words_are_not_redefined()
         parse_instruction("this is a dax red block.")
     with pytest.raises(UnparseableError):
         parse_instruction("this is a red block. put a red into the box.")
+
+
+def test_lightness_parity_and_size_classes() -> None:
+    scene = {"yellow_block": (0.40, 0.10), "blue_block": (0.50, -0.10), "red_block": (0.45, 0.2),
+             "red_block_2": (0.55, 0.2), "red_box": (0.62, -0.2)}  # fmt: skip
+    state = world(scene)
+    assert pick("the light colored block", state) == ["yellow_block"]  # luminance 0.82
+    with pytest.raises(AmbiguousError, match="red_block or red_block_2: their colours"):
+        pick("the darkest block", state)
+    assert pick("the blocks of an even number", state) == ["red_block", "red_block_2"]
+    assert pick("the blocks of an odd number", state) == ["yellow_block", "blue_block"]
+
+
+def test_the_smaller_blocks_are_those_below_the_widest_gap_in_size() -> None:
+    objects = [
+        ObjectState.make("red_block", "block", (0.40, 0.10, 0.03), size=0.06),
+        ObjectState.make("red_block_2", "block", (0.50, 0.10, 0.02), size=0.04),
+        ObjectState.make("blue_block", "block", (0.40, -0.10, 0.03), size=0.06),
+        ObjectState.make("blue_block_2", "block", (0.50, -0.10, 0.02), size=0.04),
+    ]
+    state = WorldState.from_objects(objects)
+    assert sorted(pick("all the smaller blocks", state)) == ["blue_block_2", "red_block_2"]
+    assert sorted(pick("the bigger blocks", state)) == ["blue_block", "red_block"]
+    from claw.planner.grammar import parse_instruction
+    from claw.planner.offline import goals_and_pushes
+
+    text = "stack all the smaller blocks over the bigger blocks of the same color"
+    goal, _ = goals_and_pushes(parse_instruction(text), list(state.objects), state)
+    assert goal == ["on(red_block_2, red_block)", "on(blue_block_2, blue_block)"]
