@@ -67,7 +67,7 @@ class LiveView:
             "[bold green]success[/bold green]" if result.success else "[bold red]failed[/bold red]"
         )
         self.console.print(
-            f"{verdict}: {len(result.steps)} steps, {result.replans} replans, "
+            f"{verdict}: {_count(len(result.steps), 'step')}, {_count(result.replans, 'replan')}, "
             f"{result.sim_seconds:.1f} s simulated in {result.wall_seconds:.1f} s"
         )
         if not result.success and result.reason:
@@ -174,3 +174,7 @@ def _run(
         return result
     finally:
         (recorder or env).close()
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

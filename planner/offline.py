@@ -28,6 +28,7 @@ from claw.envs.state import WorldState
 from claw.envs.tabletop import TabletopEnv
 from claw.planner.exceptions import UnparseableError, UnsupportedError
 from claw.planner.grammar import Request, parse_instruction
+from claw.planner.grounding import ground, ground_region
 from claw.planner.ordering import (
     above,
     check_conflicts,
@@ -38,7 +39,7 @@ from claw.planner.ordering import (
     tower_order,
 )
 from claw.planner.plan import Plan
-from claw.planner.reference import Reference, ground, ground_region
+from claw.planner.reference import Reference
 from claw.planner.room import box_in_region, clear_region, fits, stack_base
 from claw.skills.executor import SkillCall
 from claw.skills.pick import held_object

@@ -7,8 +7,9 @@ import pytest
 from claw.envs.exceptions import UnknownObjectError
 from claw.envs.state import ObjectState, WorldState
 from claw.planner.exceptions import AmbiguousError, UnparseableError
+from claw.planner.grounding import ground, ground_region
 from claw.planner.offline import colour_pairs
-from claw.planner.reference import ground, ground_region, parse_reference, parse_region
+from claw.planner.reference import parse_reference, parse_region
 
 # left = +y, far (top) = +x; the table's centre is x = 0.475.
 SCENE = {

@@ -1,0 +1,325 @@
+"""Grounding referring expressions on the live scene: which objects a
+:class:`~claw.planner.reference.Reference` picks, and which table region a
+:class:`~claw.planner.reference.RegionReference` names. README.md writes down what each form
+means; a definite singular phrase with several answers raises
+:class:`~claw.planner.exceptions.AmbiguousError` naming them.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+
+import numpy as np
+
+from claw.envs.exceptions import UnknownObjectError
+from claw.envs.objects import COLOR_RGBA
+from claw.envs.predicates import evaluate
+from claw.envs.regions import REGIONS, region_anchor
+from claw.envs.state import WorldState
+from claw.planner.exceptions import AmbiguousError, UnparseableError, UnsupportedError
+from claw.planner.reference import Filter, Reference, RegionReference
+from claw.planner.vocabulary import COLOR_FAMILIES
+
+TIE = 0.01  # m: two objects closer than this along a measure are not told apart by it
+TABLE_GAP = 0.005  # m: an object whose bottom is this near the table stands on it
+LIGHTNESS_TIE = 0.05  # colours closer than this in luminance are not told apart by lightness
+
+
+def _color(name: str) -> str:
+    return name.split("_")[0]
+
+
+def _type(name: str) -> str:
+    return name.split("_")[1]
+
+
+def ground(
+    ref: Reference,
+    names: list[str],
+    world: WorldState | None,
+    *,
+    default_type: str | None = None,
+    last: list[str] | None = None,
+    mentioned: Sequence[str] | None = None,
+) -> list[str]:
+    """The objects ``ref`` picks in the scene, in scene order (or in the order an ordinal or an
+    extreme ranks them).
+
+    Args:
+        names: The scene's objects.
+        world: Where they are; needed for spatial phrases.
+        default_type: The type a phrase without one means (a place's objects are blocks).
+        last: What "it"/"them" refers to.
+        mentioned: Objects named before, in order: "the other blocks" leaves them out, "the
+            same box" takes the last of them that matches.
+
+    Raises:
+        UnknownObjectError: nothing in the scene matches.
+        AmbiguousError: a definite singular phrase with several answers.
+        UnparseableError: a pronoun with nothing before it.
+        UnsupportedError: a spatial phrase without the scene.
+    """
+    from claw.planner.grammar import missing_object_error
+
+    if ref.pronoun:
+        if not last:
+            raise UnparseableError(f"cannot tell what {ref.text or 'it'!r} refers to")
+        found = list(last)
+        return _filtered(ref, found, names, world, last, mentioned)
+    names = list(dict.fromkeys(names))
+    kind = ref.type or default_type
+    found = [n for n in names if _matches(ref, n, kind)]
+    if not found and ref.type is None and kind is not None:  # "the red one" may be a box
+        found = [n for n in names if _matches(ref, n, None)]
+    if len(ref.colors) > 1:  # "the yellow, blue and green blocks": in the order said
+        found.sort(key=lambda n: ref.colors.index(_color(n)))
+    if ref.other:
+        found = [n for n in found if n not in (mentioned or set())]
+    if not found:
+        raise missing_object_error(ref, names)
+    found = _filtered(ref, found, names, world, last, mentioned)
+    if not found:  # there are such objects, but none where or as the phrase says
+        raise UnknownObjectError(
+            f"nothing in the scene is {ref.text!r}; objects: {', '.join(names)}"
+        )
+    if ref.anaphoric and len(found) > 1:  # "the same container": the one named last
+        recent = [n for n in reversed(list(mentioned or [])) if n in found]
+        found = recent[:1] or found
+    return _chosen(ref, found)
+
+
+def _matches(ref: Reference, name: str, kind: str | None) -> bool:
+    if ref.colors and _color(name) not in ref.colors:
+        return False
+    if ref.family is not None and _color(name) not in COLOR_FAMILIES[ref.family]:
+        return False
+    return kind is None or _type(name) == kind
+
+
+def _filtered(
+    ref: Reference,
+    found: list[str],
+    names: list[str],
+    world: WorldState | None,
+    last: list[str] | None,
+    mentioned: Sequence[str] | None,
+) -> list[str]:
+    """``found`` narrowed by the phrase's post-modifiers, in order."""
+    for f in ref.filters:
+        if f.kind == "matching":
+            continue  # a property of a pairing, judged where the pairs are made
+        if f.kind == "except":
+            assert f.target is not None
+            excluded = set(_ground_any(f.target, names, world, last, mentioned, found))
+            found = [n for n in found if n not in excluded]
+            continue
+        if world is None:
+            raise UnsupportedError(f"{ref.text!r} needs the scene as it is")
+        found = _spatial(ref, f, found, names, world, last, mentioned)
+    return found
+
+
+def _ground_any(
+    ref: Reference,
+    names: list[str],
+    world: WorldState | None,
+    last: list[str] | None,
+    mentioned: Sequence[str] | None,
+    context: list[str],
+) -> list[str]:
+    """Every object ``ref`` may mean (a relation's landmark may be any of several)."""
+    loose = ref.model_copy(update={"quantity": "all" if ref.quantity == "one" else ref.quantity})
+    kind = _type(context[0]) if context and ref.type is None else None
+    return ground(loose, names, world, default_type=kind, last=last, mentioned=mentioned)
+
+
+def _spatial(
+    ref: Reference,
+    f: Filter,
+    found: list[str],
+    names: list[str],
+    world: WorldState,
+    last: list[str] | None,
+    mentioned: Sequence[str] | None,
+) -> list[str]:
+    position = {n: world.get(n).position for n in names}
+    if f.kind == "region":
+        assert f.region is not None
+        if f.region == "table":
+            return [n for n in found if world.get(n).bottom <= world.table_z + TABLE_GAP]
+        return [n for n in found if _in_region(position[n], f.region)]
+    if f.kind == "relation":
+        assert f.target is not None and f.relation is not None
+        landmarks = ground(f.target, names, world, last=last, mentioned=mentioned)
+        _note(mentioned, landmarks)
+        keep = []
+        for n in found:
+            pairs = [(m, n) if f.inverse else (n, m) for m in landmarks if m != n]
+            holds = any(evaluate(f"{f.relation}({a}, {b})", world).holds for a, b in pairs)
+            if holds != f.negated:
+                keep.append(n)
+        return keep
+    if f.kind == "extreme":
+        return _ranked(ref, f, found, names, world, position, last, mentioned)
+    if f.kind == "parity":
+        counts: dict[str, int] = {}
+        for n in names:
+            if _type(n) == _type(found[0]):
+                counts[_color(n)] = counts.get(_color(n), 0) + 1
+        return [n for n in found if (counts[_color(n)] % 2 == 0) == f.even]
+    if f.kind == "same_color":
+        assert f.target is not None
+        landmarks = ground(f.target, names, world, last=last, mentioned=mentioned)
+        _note(mentioned, landmarks)
+        colors = {_color(m) for m in landmarks}
+        return [n for n in found if _color(n) in colors and n not in landmarks]
+    # ordinal: rank along the side it is counted from (the near side when none is said)
+    side = f.side or "left"
+    axis, sign = _SIDE_AXES[side]
+    order = sorted(found, key=lambda n: -sign * position[n][axis])
+    rank = f.rank or 1
+    if abs(rank) > len(order):
+        raise AmbiguousError(
+            f"{ref.text!r}: there are only {len(order)} ({', '.join(order)}), "
+            f"counted from the {side}"
+        )
+    index = rank - 1 if rank > 0 else rank
+    chosen = order[index]
+    _check_gap(ref, [position[n][axis] * sign for n in order], index, order)
+    return [chosen]
+
+
+_SIDE_AXES = {"left": (1, 1.0), "right": (1, -1.0), "far": (0, 1.0), "near": (0, -1.0)}
+
+
+def _ranked(
+    ref: Reference,
+    f: Filter,
+    found: list[str],
+    names: list[str],
+    world: WorldState,
+    position: dict[str, np.ndarray],
+    last: list[str] | None,
+    mentioned: Sequence[str] | None,
+) -> list[str]:
+    """The objects at the extreme a superlative asks for: the one, or the n of a count."""
+    if f.measure in ("small", "big"):
+        size = {n: float(np.prod(world.get(n).half_extents)) for n in found}
+        score = {n: size[n] if f.measure == "big" else -size[n] for n in found}
+        tie, alike = 1e-9, "they are the same size"
+    elif f.measure in ("light", "dark"):
+        lightness = {n: _luminance(_color(n)) for n in found}
+        score = {n: v if f.measure == "light" else -v for n, v in lightness.items()}
+        tie, alike = LIGHTNESS_TIE, "their colours are about as light"
+    elif f.measure in _SIDE_AXES:
+        axis, sign = _SIDE_AXES[f.measure]
+        score = {n: sign * float(position[n][axis]) for n in found}
+        tie, alike = TIE, f"they are within {TIE * 100:.0f} cm of each other that way"
+    else:
+        assert f.target is not None
+        landmarks = ground(f.target, names, world, last=last, mentioned=mentioned)
+        candidates = [n for n in found if n not in landmarks]
+        if not candidates:
+            return []
+        distance = {
+            n: min(float(np.linalg.norm(position[n][:2] - position[m][:2])) for m in landmarks)
+            for n in candidates
+        }
+        score = {n: -d if f.measure == "closest" else d for n, d in distance.items()}
+        tie, alike = TIE, f"their distances are within {TIE * 100:.0f} cm"
+    order = sorted(score, key=lambda n: -score[n])
+    take = ref.count if ref.quantity == "count" and ref.count else 1
+    if ref.quantity == "all" and f.measure in ("small", "big"):  # "the smaller blocks"
+        return _size_class(order, score)
+    if ref.quantity == "all":
+        return order
+    if len(order) > take and score[order[take - 1]] - score[order[take]] < tie:
+        raise AmbiguousError(f"{ref.text!r} could be {order[take - 1]} or {order[take]}: {alike}")
+    return order[:take]
+
+
+def _luminance(color: str) -> float:
+    """Relative luminance of a colour as rendered (0 black, 1 white)."""
+    r, g, b, _ = COLOR_RGBA.get(color, (0.0, 0.0, 0.0, 1.0))
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def _size_class(order: list[str], score: dict[str, float]) -> list[str]:
+    """The objects on the asked-for side of the widest gap in size (``order``: that side
+    first); all of them when they are all one size."""
+    gaps = [score[a] - score[b] for a, b in itertools.pairwise(order)]
+    if not gaps or max(gaps) <= 1e-9:
+        return order
+    return order[: gaps.index(max(gaps)) + 1]
+
+
+def _check_gap(ref: Reference, values: list[float], index: int, order: list[str]) -> None:
+    for j in (index - 1, index + 1):
+        if 0 <= j < len(values) and abs(values[j] - values[index]) < TIE:
+            raise AmbiguousError(
+                f"{ref.text!r} could be {order[index]} or {order[j]}: they are level "
+                f"(within {TIE * 100:.0f} cm) from that side"
+            )
+
+
+def _note(mentioned: Sequence[str] | None, landmarks: list[str]) -> None:
+    """Landmarks a phrase names are named too: "the objects with the same colour as the red box
+    ... into it" (a list of what was named is kept in order; other sequences are left alone)."""
+    if isinstance(mentioned, list):
+        mentioned[:] = [n for n in mentioned if n not in landmarks] + landmarks
+
+
+def _in_region(position: np.ndarray, region: str) -> bool:
+    """Where an object is ``on``/``in`` a region of the table: the half (a side) or the quarter
+    (a corner) of the table it names, or within reach of the center's anchor."""
+    cx, _ = REGIONS["center"]
+    x, y = float(position[0]), float(position[1])
+    halves = {"left": y > 0.0, "right": y < 0.0, "far": x > cx, "near": x < cx}
+    if region == "center":
+        return float(np.linalg.norm(np.array([x, y]) - np.array(REGIONS["center"]))) <= 0.12
+    words = [w for w in region.split() if w in halves]
+    return all(halves[w] for w in words)
+
+
+def _chosen(ref: Reference, found: list[str]) -> list[str]:
+    if ref.quantity in ("all", "pronoun"):
+        return found
+    if ref.quantity == "count":
+        assert ref.count is not None
+        if len(found) < ref.count:
+            raise AmbiguousError(
+                f"{ref.text!r} asks for {ref.count}, but only {len(found)} match: "
+                f"{', '.join(found)}"
+            )
+        return found[: ref.count]
+    if ref.quantity == "any" or len(found) == 1:
+        return found[:1]
+    raise AmbiguousError(f"{ref.text!r} could be any of {', '.join(found)}; say which")
+
+
+def ground_region(region: RegionReference, names: list[str], world: WorldState | None) -> str:
+    """The table region ``region`` names on this scene.
+
+    Raises:
+        AmbiguousError: two regions equally far from the landmark.
+        UnsupportedError: an extreme without the scene.
+    """
+    if region.region is not None:
+        return region.region
+    if world is None:
+        raise UnsupportedError(f"{region.text!r} needs the scene as it is")
+    assert region.target is not None
+    landmarks = ground(region.target, names, world)
+    kinds = [r for r in REGIONS if r.endswith(region.kind or "corner")]
+    distance = {
+        r: min(
+            float(np.linalg.norm(np.array(region_anchor(r)) - world.get(m).position[:2]))
+            for m in landmarks
+        )
+        for r in kinds
+    }
+    order = sorted(distance, key=distance.get, reverse=region.measure == "farthest")
+    if len(order) > 1 and abs(distance[order[0]] - distance[order[1]]) < TIE:
+        raise AmbiguousError(f"{region.text!r} could be the {order[0]} or the {order[1]}")
+    return order[0]
