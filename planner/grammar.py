@@ -47,7 +47,7 @@ from claw.planner.vocabulary import (
 )
 
 _CLAUSE_SPLIT = re.compile(
-    r"\s*(?:(?:[;!?]|\.(?!\d))+|,?\s+(?:and\s+)?then\s+|,?\s+(?:and\s+)?after\s+that,?\s+|"
+    r"\s*(?:(?:[;:!?]|\.(?!\d))+|,?\s+(?:and\s+)?then\s+|,?\s+(?:and\s+)?after\s+that,?\s+|"
     r",?\s+(?:and\s+)?afterwards,?\s+)\s*"
 )
 # Weak separators: a comma or "and", a new clause only where a verb follows or both sides say where.
@@ -93,7 +93,7 @@ _ON_TABLE = re.compile(r"^(.+?)\s+(?:back\s+)?(?:down\s+)?(?:on|onto|on\s+to)\s+
 class Request:
     """One clause read from an instruction."""
 
-    action: str  # place | stack | pick | push | unstack
+    action: str  # place | stack | pick | push | unstack | note (says what "it" is)
     objects: list[Reference] = field(default_factory=list)
     relation: str | None = None
     target: Reference | None = None
@@ -350,7 +350,8 @@ def _parse_place(rest: str, clause: str, action: str) -> Request:
         )
     # "move the red block so (that) it is behind ...", "... so they end up in ..."
     rest = re.sub(
-        r"\s+so(?:\s+that)?\s+(?:it|they)(?:\s+(?:is|are|ends?\s+up|sits?|lies|lie|stands?))?\b",
+        r"\s+so(?:\s+that)?\s+(?:it|they|each(?:\s+one)?)(?:\s+(?:is|are|ends?\s+up|sits?|lies|"
+        r"lie|stands?))?\b",
         "",
         rest,
     )
@@ -456,11 +457,16 @@ def parse_instruction(instruction: str) -> list[Request]:
         if defined:
             names.update(defined)
             continue
+        told = _statement(clause)
+        if told is not None:  # "the purple block is hidden under the orange block": context
+            requests.append(told)
+            continue
         for word, meaning in names.items():
             clause = re.sub(rf"\b(?:a|an|the|that|this)\s+{word}\b", meaning, clause)
         requests.append(parse_clause(clause))
-    if not requests:
-        raise UnparseableError(f"{instruction.strip()!r} defines words but asks for nothing")
+    if all(r.action == "note" for r in requests):
+        what = "defines words" if not requests else "says where things are"
+        raise UnparseableError(f"{instruction.strip()!r} {what} but asks for nothing")
     return requests
 
 
@@ -491,6 +497,23 @@ def _definitions(clause: str) -> dict[str, str]:
             return {}
         found[match["word"]] = f"the {np}"
     return found
+
+
+_STATEMENT = re.compile(r"^(?P<np>.+?)\s+(?:is|are)\s+(?P<where>.+)$")
+
+
+def _statement(clause: str) -> Request | None:
+    """A clause that says where something is, with no verb ("the purple block is hidden under
+    the orange block"): it asks for nothing but names what "it" means next."""
+    match = _STATEMENT.match(clause)
+    if match is None or _verb_at(clause) is not None:
+        return None
+    try:
+        objects = parse_references(match["np"])
+        parse_reference(f"the object that is {match['where']}")  # a place it is said to be
+    except UnparseableError:
+        return None
+    return Request("note", objects=objects, text=clause)
 
 
 def _known_word(word: str) -> bool:

@@ -113,6 +113,10 @@ def goals_and_pushes(
                 args = {"object": obj, "direction": request.direction, "distance": request.distance}
                 pushes.append(SkillCall(skill="push", args=args))
             continue
+        if request.action == "note":  # what the instruction says is there: "it" next
+            for noun in request.objects:
+                resolve.objects(noun, "block")
+            continue
         if request.action == "unstack":
             goal.extend(g for g in _unstack(request, resolve, world) if g not in goal)
             continue

@@ -140,9 +140,10 @@ _EXCEPT = (("other", "than"), ("except", "for"), ("except",), ("but",), ("apart"
            ("besides",), ("excluding",), ("save", "for"))  # fmt: skip
 _BE = {"is", "are", "was", "were", "that", "which", "has", "have", "having", "sits", "sit",
        "stands", "stand", "lies", "lie", "placed", "sitting", "standing", "lying", "located",
-       "resting", "rests", "currently", "already"}  # fmt: skip
+       "resting", "rests", "currently", "already", "hidden", "buried", "covered", "stacked",
+       "kept", "left", "now"}  # fmt: skip
 _REGION_HEADS = {"corner", "side", "center", "middle", "centre", *REGION_NOUNS}
-_DIFFERENT = (("a", "different"), ("different",), ("another",), ("mismatched",),
+_DIFFERENT = (("a", "different"), ("different",), ("another",), ("the", "other"), ("mismatched",),
               ("mismatching",), ("non", "matching"), ("unmatched",))  # fmt: skip
 _SAME = (("the", "same"), ("matching",), ("same",), ("its",), ("their",), ("its", "own"), ("that",),
          ("their", "own"), ("corresponding",), ("the", "corresponding"),

@@ -38,7 +38,8 @@ OTHER_COLORS = ("white", "black")
 PLACE_VERBS = ("put", "place", "move", "set", "drop", "stick", "position", "lay", "bring",
                "transfer", "relocate", "carry", "deposit", "load", "throw", "toss", "insert",
                "store", "leave", "rest", "stash", "return", "shift", "reposition", "slot",
-               "fit", "pack", "gather")  # fmt: skip
+               "fit", "pack", "gather", "swap", "switch", "exchange", "rearrange",
+               "arrange")  # fmt: skip
 STACK_VERBS = ("stack", "pile")
 PICK_VERBS = ("pick up", "pick", "grab", "lift", "take", "raise", "grasp", "hold", "get")
 PUSH_VERBS = ("push", "slide", "shove", "nudge", "drag", "sweep", "pull", "bump")

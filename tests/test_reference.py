@@ -241,3 +241,20 @@ def test_the_smaller_blocks_are_those_below_the_widest_gap_in_size() -> None:
     text = "stack all the smaller blocks over the bigger blocks of the same color"
     goal, _ = goals_and_pushes(parse_instruction(text), list(state.objects), state)
     assert goal == ["on(red_block_2, red_block)", "on(blue_block_2, blue_block)"]
+
+
+def test_a_statement_says_what_it_is_and_asks_for_nothing() -> None:
+    from claw.planner.grammar import parse_instruction
+    from claw.planner.offline import goals_and_pushes
+
+    state = world(green_block="red_block")
+    text = "the red block is hidden under the green block: move it into the blue bowl"
+    goal, _ = goals_and_pushes(parse_instruction(text), list(state.objects), state)
+    assert goal == ["in(red_block, blue_box)"]
+    with pytest.raises(UnparseableError, match="says where things are but asks for nothing"):
+        parse_instruction("the red block is next to the box")
+    swap = "swap the blocks so that each one sits in the bowl of the other color"
+    pairs = {"pink_block": (0.4, 0.1), "cyan_block": (0.4, -0.1), "cyan_box": (0.6, 0.2),
+             "pink_box": (0.6, -0.2)}  # fmt: skip
+    goal, _ = goals_and_pushes(parse_instruction(swap), list(pairs), world(pairs))
+    assert goal == ["in(pink_block, cyan_box)", "in(cyan_block, pink_box)"]
