@@ -77,6 +77,14 @@ _EACH_OTHER = re.compile(
     r"\s+(?:in|into)\s+(?:a|one)\s+(?:single\s+)?(?:tower|stack|pile)\b"
 )
 
+# "put the blue objects together", "gather them into one group": all in one place
+_TOGETHER = re.compile(
+    r"\s+(?:together|(?:in|into)\s+(?:one|a|a\s+single)\s+(?:group|place|spot|pile))$"
+)
+# "gather the blue things into one group by putting the blue block in the blue bowl": the means
+# says what to do
+_BY_MEANS = re.compile(r"^.+?\s+by\s+(?=\w+ing\b)")
+
 # "unstack the tower", "take the tower apart": every block resting on another goes to the table
 _UNSTACK = re.compile(r"^(?:unstack|destack|dismantle|disassemble|take\s+apart)\b")
 _TOWER_NOUN = re.compile(
@@ -192,6 +200,9 @@ _GERUNDS = {"putting": "put", "placing": "place", "moving": "move", "setting": "
 
 def _strip_filler(clause: str) -> str:
     text = _FILLER.sub("", clause).strip()
+    means = _BY_MEANS.match(text)
+    if means and text[means.end() :].split(" ", 1)[0] in _GERUNDS:
+        text = text[means.end() :]
     first, _, rest = text.partition(" ")
     return f"{_GERUNDS[first]} {rest}".strip() if first in _GERUNDS else text
 
@@ -332,6 +343,10 @@ def _parse_unstack(rest: str, clause: str, target: str | None = None) -> Request
 
 
 def _parse_place(rest: str, clause: str, action: str) -> Request:
+    together = _TOGETHER.search(rest)
+    if together and action == "place":  # "group the blue objects together": in one place
+        return Request("place", objects=_noun_list(rest[: together.start()]),
+                       relation="together", text=clause)  # fmt: skip
     each_other = _EACH_OTHER.search(" " + rest)
     if each_other:  # "put the blocks on top of each other": a stack
         action, rest = "stack", (" " + rest)[: each_other.start()].strip()

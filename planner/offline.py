@@ -26,7 +26,7 @@ from claw.envs.predicates import evaluate, parse_predicate
 from claw.envs.regions import REGIONS
 from claw.envs.state import WorldState
 from claw.envs.tabletop import TabletopEnv
-from claw.planner.exceptions import UnparseableError, UnsupportedError
+from claw.planner.exceptions import AmbiguousError, UnparseableError, UnsupportedError
 from claw.planner.grammar import Request, parse_instruction
 from claw.planner.grounding import ground, ground_region
 from claw.planner.ordering import (
@@ -120,6 +120,9 @@ def goals_and_pushes(
         if request.action == "unstack":
             goal.extend(g for g in _unstack(request, resolve, world) if g not in goal)
             continue
+        if request.relation == "together":
+            goal.extend(g for g in _together(resolve, request.objects) if g not in goal)
+            continue
         verb = {"pick": "pick up", "stack": "stack"}.get(request.action, "carry")
         movers = _movers(resolve, request.objects, verb)
         goal = [g for g in goal if g not in {f"holding({o})" for o in movers}]
@@ -172,6 +175,22 @@ def _goal(relation: str | None, obj: str, target: str) -> str:
     if relation == "on" and target.split("_")[1] == "box":
         relation = "in"
     return f"{relation}({obj}, {target})"
+
+
+def _together(resolve: Resolver, nouns: list[Reference]) -> list[str]:
+    """Objects "together": the blocks in the box among them, else next to the first block."""
+    named: list[str] = []
+    for noun in nouns:
+        named += [o for o in resolve.objects(noun) if o not in named]
+    blocks = [o for o in named if o.split("_")[1] == "block"]
+    boxes = [o for o in named if o.split("_")[1] == "box"]
+    if len(boxes) > 1:
+        raise AmbiguousError(f"together in which box: {', '.join(boxes)}? say which")
+    if boxes:
+        return [f"in({o}, {boxes[0]})" for o in blocks]
+    if len(blocks) < 2:
+        raise UnparseableError(f"grouping needs two objects or more, not {', '.join(named)}")
+    return [f"next_to({o}, {blocks[0]})" for o in blocks[1:]]
 
 
 def resolve_loosely(resolve: Resolver, noun: Reference) -> list[str]:

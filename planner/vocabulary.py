@@ -39,7 +39,7 @@ PLACE_VERBS = ("put", "place", "move", "set", "drop", "stick", "position", "lay"
                "transfer", "relocate", "carry", "deposit", "load", "throw", "toss", "insert",
                "store", "leave", "rest", "stash", "return", "shift", "reposition", "slot",
                "fit", "pack", "gather", "swap", "switch", "exchange", "rearrange",
-               "arrange")  # fmt: skip
+               "arrange", "group", "cluster")  # fmt: skip
 STACK_VERBS = ("stack", "pile")
 PICK_VERBS = ("pick up", "pick", "grab", "lift", "take", "raise", "grasp", "hold", "get")
 PUSH_VERBS = ("push", "slide", "shove", "nudge", "drag", "sweep", "pull", "bump")
@@ -60,6 +60,7 @@ RELATION_PHRASES: tuple[tuple[str, str], ...] = (
     ("to the right of", "right_of"), ("on the right of", "right_of"), ("right of", "right_of"),
     ("in front of", "in_front_of"), ("before", "in_front_of"), ("behind", "behind"),
     ("in back of", "behind"), ("beyond", "behind"), ("above", "on"), ("over", "on"),
+    ("on the bottom of", "in_front_of"), ("to the bottom of", "in_front_of"),
     ("at", "at"), ("to", "at"),
 )  # fmt: skip
 DIRECTION_WORDS: tuple[tuple[str, str], ...] = (

@@ -258,3 +258,29 @@ def test_a_statement_says_what_it_is_and_asks_for_nothing() -> None:
              "pink_box": (0.6, -0.2)}  # fmt: skip
     goal, _ = goals_and_pushes(parse_instruction(swap), list(pairs), world(pairs))
     assert goal == ["in(pink_block, cyan_box)", "in(cyan_block, pink_box)"]
+
+
+@pytest.mark.parametrize(
+    ("text", "goal"),
+    [
+        ("group the blue objects together", ["in(blue_block, blue_box)"]),
+        ("put the red and green blocks together", ["next_to(green_block, red_block)"]),
+        ("gather the blue things into one group by putting the blue block in the pink bowl",
+         ["in(blue_block, pink_box)"]),
+        ("put the red block on the bottom of the green block",
+         ["in_front_of(red_block, green_block)"]),
+    ],
+)  # fmt: skip
+def test_together_and_means(text: str, goal: list[str]) -> None:
+    from claw.planner.grammar import parse_instruction
+    from claw.planner.offline import goals_and_pushes
+
+    assert goals_and_pushes(parse_instruction(text), list(SCENE), world())[0] == goal
+
+
+def test_together_in_one_of_two_boxes_is_ambiguous() -> None:
+    from claw.planner.grammar import parse_instruction
+    from claw.planner.offline import goals_and_pushes
+
+    with pytest.raises(AmbiguousError, match="blue_box, pink_box"):
+        goals_and_pushes(parse_instruction("put all the objects together"), list(SCENE), world())
