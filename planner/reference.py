@@ -304,6 +304,11 @@ def _determiner(words: _Words, ref: Reference) -> None:
         ref.anaphoric = word in ("that", "this")
         if word in ("these", "those", "their"):
             ref.quantity = "all"
+        count = words.peek()  # "the three leftmost blocks"
+        if (count.isdigit() or count in NUMBER_WORDS) and count not in ("a", "one"):
+            words.i += 1
+            ref.quantity = "count"
+            ref.count = int(count) if count.isdigit() else NUMBER_WORDS[count]
     elif words.take("one", "of", "the"):
         ref.quantity = "any"
     elif word in _INDEFINITE:
@@ -425,15 +430,9 @@ def _post_one(words: _Words, ref: Reference) -> bool:
             if f.kind == "ordinal":
                 f.side = side
         return True
-    word = words.peek()
-    if word in EXTREME_WORDS and words.peek(1) in ("to", "from"):
-        words.i += 2
-        target = _phrase(words)
-        if target is None:
-            return False
-        measure = EXTREME_WORDS[word]
-        measure = {"near": "closest", "far": "farthest"}.get(measure, measure)
-        ref.filters.append(Filter(kind="extreme", measure=measure, target=target))
+    extreme = _distance_extreme(words)
+    if extreme is not None:
+        ref.filters.append(extreme)
         return True
     if words.take_any(_EXCEPT):
         target = _phrase(words)
@@ -461,6 +460,10 @@ def _post_one(words: _Words, ref: Reference) -> bool:
     compass = _compass(words)
     if compass is not None:
         ref.filters.append(compass)
+        return True
+    extreme = _distance_extreme(words)  # "that is closest to the green box"
+    if extreme is not None:
+        ref.filters.append(extreme)
         return True
     mark = words.i
     if _colour_match(words, ref):  # "that has the same colour as the blue box"
@@ -509,6 +512,27 @@ def _post_one(words: _Words, ref: Reference) -> bool:
         words.i += 1
         return _region_filter(words, ref)
     return False
+
+
+_ROBOT = (("the", "robot"), ("me",), ("you",), ("the", "claw"), ("the", "arm"))
+
+
+def _distance_extreme(words: _Words) -> Filter | None:
+    """ "closest to X", "farthest from X"; "nearest to the robot" is the near side's extreme."""
+    word = words.peek()
+    if word not in EXTREME_WORDS or words.peek(1) not in ("to", "from"):
+        return None
+    start = words.i
+    words.i += 2
+    measure = EXTREME_WORDS[word]
+    measure = {"near": "closest", "far": "farthest"}.get(measure, measure)
+    if words.take_any(_ROBOT):  # the robot stands at the near edge
+        return Filter(kind="extreme", measure="near" if measure == "closest" else "far")
+    target = _phrase(words)
+    if target is None:
+        words.i = start
+        return None
+    return Filter(kind="extreme", measure=measure, target=target)
 
 
 def _colour_match(words: _Words, ref: Reference) -> bool:
