@@ -319,9 +319,9 @@ def parse_clause(clause: str) -> Request:
 _RELATION_WORDS = "|".join(
     re.escape(p) for p, _ in sorted(RELATION_PHRASES, key=lambda pr: -len(pr[0]))
 )
-_ADVERB = re.compile(
-    r"\b(?:right|directly|just|immediately|exactly|anywhere|somewhere|over|neatly|carefully|"
-    r"gently)\s+(?=(?:" + _RELATION_WORDS + r")\b)"
+_ADVERB = re.compile(  # "right next to" (but "the right into the box" is a side)
+    r"(?<!the )\b(?:right|directly|just|immediately|exactly|anywhere|somewhere|over|neatly|"
+    r"carefully|gently)\s+(?=(?:" + _RELATION_WORDS + r")\b)"
 )
 _DISTANCE = re.compile(r"\b\d+(?:\.\d+)?\s+(?:cm|mm|m|centimet(?:er|re)s?|met(?:er|re)s?)\b")
 _SIDES = {"left": "left_of", "right": "right_of", "front": "in_front_of", "back": "behind",

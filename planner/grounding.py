@@ -292,6 +292,10 @@ def _chosen(ref: Reference, found: list[str]) -> list[str]:
                 f"{ref.text!r} asks for {ref.count}, but only {len(found)} match: "
                 f"{', '.join(found)}"
             )
+        if ref.exact and len(found) > ref.count:
+            raise AmbiguousError(
+                f"{ref.text!r} names {ref.count}, but {len(found)} match: {', '.join(found)}"
+            )
         return found[: ref.count]
     if ref.quantity == "any" or len(found) == 1:
         return found[:1]

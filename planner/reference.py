@@ -76,6 +76,7 @@ class Reference(BaseModel):
 
     quantity: Quantity = "one"
     count: int | None = None
+    exact: bool = False  # "both", "the two blocks": exactly that many must match
     colors: list[str] = Field(default_factory=list)
     family: str | None = None  # warm | cool
     type: str | None = None  # block | box
@@ -307,7 +308,7 @@ def _determiner(words: _Words, ref: Reference) -> None:
         count = words.peek()  # "the three leftmost blocks"
         if (count.isdigit() or count in NUMBER_WORDS) and count not in ("a", "one"):
             words.i += 1
-            ref.quantity = "count"
+            ref.quantity, ref.exact = "count", True
             ref.count = int(count) if count.isdigit() else NUMBER_WORDS[count]
     elif words.take("one", "of", "the"):
         ref.quantity = "any"
@@ -316,7 +317,8 @@ def _determiner(words: _Words, ref: Reference) -> None:
         ref.quantity = "any"
     elif word in _UNIVERSAL:
         words.i += 1
-        ref.quantity = "all"
+        ref.quantity, ref.count = ("count", 2) if word == "both" else ("all", None)
+        ref.exact = word == "both"
         words.take("of")
         words.take("the")
     elif (word.isdigit() or word in NUMBER_WORDS) and word != "a" and words.peek(1) != "cm":

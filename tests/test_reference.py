@@ -101,6 +101,8 @@ def test_support_and_containment_name_objects() -> None:
         ("the white bowl", UnknownObjectError, "no white box"),
         ("the fifth block from the left", AmbiguousError, "only 4"),
         ("five blocks", AmbiguousError, "only 4 match"),
+        ("both blocks", AmbiguousError, "names 2, but 4 match"),
+        ("the two blocks", AmbiguousError, "names 2, but 4 match"),
         ("the purple block", UnknownObjectError, "no purple block"),
     ],
 )
