@@ -162,6 +162,8 @@ def _spatial(
         return keep
     if f.kind == "extreme":
         return _ranked(ref, f, found, names, world, position, last, mentioned)
+    if f.kind == "color":
+        return [n for n in found if (_color(n) == f.measure) != f.negated]
     if f.kind == "parity":
         counts: dict[str, int] = {}
         for n in names:

@@ -150,7 +150,8 @@ def goals_and_pushes(
             continue
         # "it" in the target is what an earlier request named, else what this one's objects
         # were named by ("the blocks with the same colour as the red box ... into it")
-        resolve.last = previous or [n for n in resolve.mentioned if n not in movers][-1:]
+        landmarks = [n for n in resolve.mentioned if n not in movers][-1:]
+        resolve.last = previous or landmarks or movers  # "the box closest to it": the mover
         target = resolve.one(request.target, "block" if request.relation == "on" else None)
         resolve.last = movers
         if target in movers:

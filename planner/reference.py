@@ -57,14 +57,22 @@ class Filter(BaseModel):
     exclusion or a colour match."""
 
     kind: Literal[
-        "relation", "region", "extreme", "ordinal", "except", "matching", "same_color", "parity"
+        "relation",
+        "region",
+        "extreme",
+        "ordinal",
+        "except",
+        "matching",
+        "same_color",
+        "parity",
+        "color",
     ]
     relation: str | None = None  # relation: left_of, in, on, next_to, ...
     negated: bool = False
     inverse: bool = False  # relation: the target stands in it to the object ("under": on)
     target: Reference | None = None  # relation / extreme (to) / except
     region: str | None = None  # region: a table region or half ("left side")
-    measure: str | None = None  # extreme: closest | farthest | small | big | left | right | ...
+    measure: str | None = None  # extreme: closest | farthest | small | ...; color: the colour
     rank: int | None = None  # ordinal: 1 = first, -1 = last
     side: str | None = None  # ordinal: counted from this side (left, right, far, near)
     same: bool | None = None  # matching: same colour (True) or a different one (False)
@@ -158,7 +166,8 @@ _WHOSE_COLOR_DIFFERS = (("whose", "color", "differs"), ("whose", "colour", "diff
 # instruction was given, so "the object that was previously at its north" needs nothing more.
 _TEMPORAL = (("previously",), ("before",), ("originally",), ("earlier",), ("initially",),
              ("at", "first"), ("used", "to", "be"), ("at", "the", "start"), ("too",),
-             ("as", "well"), ("also",))  # fmt: skip
+             ("as", "well"), ("also",), ("one", "by", "one"), ("one", "at", "a", "time"),
+             ("in", "turn"))  # fmt: skip
 # The objects' only surface property is their colour: a texture is read as one.
 _PARITY = tuple(
     (*lead, parity, *tail)
@@ -278,7 +287,9 @@ def _phrase(words: _Words) -> Reference | None:
     """A noun phrase from the cursor on, as far as it goes; ``None`` if none starts there."""
     start = words.i
     text_start = words.i
-    if words.peek() in _PRONOUNS and words.peek(1) not in set(TYPE_WORDS) | _GENERIC_HEADS:
+    heads = set(TYPE_WORDS) | _GENERIC_HEADS
+    word = words.peek()
+    if word in ("it", "them", "they") or (word in _PRONOUNS and words.peek(1) not in heads):
         word = words.peek()
         words.i += 1
         if word in ("that", "this") and words.peek() == "one":
@@ -490,6 +501,11 @@ def _post_one(words: _Words, ref: Reference) -> bool:
         ref.filters.append(Filter(kind="matching", same=False))
         return True
     negated = words.take("not")
+    if words.peek() in COLOR_WORDS and words.peek(1) not in (*TYPE_WORDS, *_GENERIC_HEADS):
+        color = COLOR_WORDS[words.peek()]  # "every block that is not red"
+        words.i += 1
+        ref.filters.append(Filter(kind="color", measure=color, negated=negated))
+        return True
     mark = words.i
     if words.take_any(UNDER_WORDS):  # "the blue block under the red block"
         target = _phrase(words)
@@ -530,6 +546,9 @@ def _distance_extreme(words: _Words) -> Filter | None:
     measure = {"near": "closest", "far": "farthest"}.get(measure, measure)
     if words.take_any(_ROBOT):  # the robot stands at the near edge
         return Filter(kind="extreme", measure="near" if measure == "closest" else "far")
+    if words.peek() == "the" and words.peek(1) in SIDE_WORDS and measure == "farthest":
+        words.i += 2  # "furthest to the right": the rightmost
+        return Filter(kind="extreme", measure=SIDE_WORDS[words.words[words.i - 1]])
     target = _phrase(words)
     if target is None:
         words.i = start

@@ -50,6 +50,8 @@ def pick(text: str, state: WorldState | None = None, **kwargs: object) -> list[s
         ("the block closest to the pink bowl", ["green_block"]),
         ("the block that is closest to the pink bowl", ["green_block"]),
         ("the block nearest to the robot", ["red_block"]),
+        ("the block that is furthest to the right", ["yellow_block"]),
+        ("every block that is not red", ["green_block", "blue_block", "yellow_block"]),
         ("the two leftmost blocks", ["red_block", "green_block"]),
         ("the block farthest from the pink bowl", ["yellow_block"]),
         ("the leftmost block", ["red_block"]),
@@ -289,3 +291,12 @@ def test_together_in_one_of_two_boxes_is_ambiguous() -> None:
 
     with pytest.raises(AmbiguousError, match="blue_box, pink_box"):
         goals_and_pushes(parse_instruction("put all the objects together"), list(SCENE), world())
+
+
+def test_it_in_a_target_is_the_object_carried_when_nothing_came_before() -> None:
+    from claw.planner.grammar import parse_instruction
+    from claw.planner.offline import goals_and_pushes
+
+    text = "put the green block into the box closest to it one by one"
+    goal, _ = goals_and_pushes(parse_instruction(text), list(SCENE), world())
+    assert goal == ["in(green_block, blue_box)"]
