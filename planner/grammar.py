@@ -77,6 +77,8 @@ _EACH_OTHER = re.compile(
     r"\s+(?:in|into)\s+(?:a|one)\s+(?:single\s+)?(?:tower|stack|pile)\b"
 )
 
+# Where in the tower being built: "with the red block at the bottom", "the blue one on top"
+_TOWER_LEVEL = re.compile(r"\s+(?:at|on|as)\s+(?:the\s+)?(?P<end>bottom|base|top)$")
 # "put the blue objects together", "gather them into one group": all in one place
 _TOGETHER = re.compile(
     r"\s+(?:together|(?:in|into)\s+(?:one|a|a\s+single)\s+(?:group|place|spot|pile))$"
@@ -107,6 +109,7 @@ class Request:
     target: Reference | None = None
     region: str | None = None
     region_ref: RegionReference | None = None  # "the corner farthest from the purple bowl"
+    levels: list[str | None] | None = None  # stack: each object's "bottom" / "top", if said
     direction: str | None = None
     distance: float | None = None
     text: str = ""
@@ -347,6 +350,15 @@ def _parse_place(rest: str, clause: str, action: str) -> Request:
     if together and action == "place":  # "group the blue objects together": in one place
         return Request("place", objects=_noun_list(rest[: together.start()]),
                        relation="together", text=clause)  # fmt: skip
+    if action == "stack" and _TOWER_LEVEL.search(rest):
+        # "a tower with the red block at the bottom, then the green block, …"
+        objects, levels = [], []
+        for part in (p for p in re.split(r"\s*(?:,|\band\b)\s*", rest) if p):
+            level = _TOWER_LEVEL.search(part)
+            named = _noun_list(part[: level.start()] if level else part)
+            objects += named
+            levels += [level["end"] if level else None] * len(named)
+        return Request("stack", objects=objects, levels=levels, text=clause)
     each_other = _EACH_OTHER.search(" " + rest)
     if each_other:  # "put the blocks on top of each other": a stack
         action, rest = "stack", (" " + rest)[: each_other.start()].strip()

@@ -102,6 +102,7 @@ def goals_and_pushes(
         UnsupportedError: carrying a box, or holding two objects at once.
     """
     resolve = Resolver(names, world)
+    tower = _Tower()
     goal: list[str] = []
     pushes: list[SkillCall] = []
     for request in requests:
@@ -138,9 +139,10 @@ def goals_and_pushes(
             goal.extend(f"at({o}, {region})" for o in movers)
             continue
         if request.action == "stack" and request.target is None:
-            if len(movers) < 2:
-                raise UnparseableError(f"stacking needs two objects or more: {request.text!r}")
-            goal.append(f"stacked({', '.join(movers)})")
+            if len(movers) > 1 and request.levels is None:
+                goal.append(f"stacked({', '.join(movers)})")
+                continue
+            tower.add(movers, request)  # one block at a time: "…, then the green block, …"
             continue
         assert request.target is not None
         if request.target.matching or request.target.mismatched:
@@ -152,6 +154,11 @@ def goals_and_pushes(
         # were named by ("the blocks with the same colour as the red box ... into it")
         landmarks = [n for n in resolve.mentioned if n not in movers][-1:]
         resolve.last = previous or landmarks or movers  # "the box closest to it": the mover
+        if request.relation == "in" and request.target.every and len(movers) > 1:
+            boxes = resolve.objects(request.target, "box")  # "in the boxes": spread over them
+            resolve.last = movers
+            goal.extend(f"in({o}, {boxes[i % len(boxes)]})" for i, o in enumerate(movers))
+            continue
         target = resolve.one(request.target, "block" if request.relation == "on" else None)
         resolve.last = movers
         if target in movers:
@@ -163,12 +170,41 @@ def goals_and_pushes(
             goal.append(f"stacked({', '.join([target, *movers])})")  # a tower on the target
             continue
         goal.extend(_goal(request.relation, o, target) for o in movers)
+    goal.extend(tower.goal())
     held = [g for g in goal if g.startswith("holding(")]
     if len(held) > 1:
         raise UnsupportedError(
             f"the claw holds one object at a time, not {len(held)}: {', '.join(held)}"
         )
     return goal, pushes
+
+
+class _Tower:
+    """A tower named a block or a level at a time: "a tower with the red block at the bottom,
+    then the green block, then the blue block"."""
+
+    def __init__(self) -> None:
+        self.blocks: list[str] = []
+        self.top: list[str] = []
+        self.text = ""
+
+    def add(self, movers: list[str], request: Request) -> None:
+        levels = request.levels if request.levels and len(request.levels) == len(movers) else None
+        for i, block in enumerate(movers):
+            level = levels[i] if levels else None
+            if level in ("bottom", "base"):
+                self.blocks.insert(0, block)
+            else:
+                (self.top if level == "top" else self.blocks).append(block)
+        self.text = self.text or request.text
+
+    def goal(self) -> list[str]:
+        order = [b for b in self.blocks if b not in self.top] + self.top
+        if not order:
+            return []
+        if len(order) < 2:
+            raise UnparseableError(f"stacking needs two objects or more: {self.text!r}")
+        return [f"stacked({', '.join(order)})"]
 
 
 def _goal(relation: str | None, obj: str, target: str) -> str:

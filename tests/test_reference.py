@@ -300,3 +300,22 @@ def test_it_in_a_target_is_the_object_carried_when_nothing_came_before() -> None
     text = "put the green block into the box closest to it one by one"
     goal, _ = goals_and_pushes(parse_instruction(text), list(SCENE), world())
     assert goal == ["in(green_block, blue_box)"]
+
+
+@pytest.mark.parametrize(
+    ("text", "goal"),
+    [
+        ("build a tower with the red block at the bottom, then the green block, then the "
+         "yellow block", ["stacked(red_block, green_block, yellow_block)"]),
+        ("stack the yellow block on top, the red block at the bottom and then the green block",
+         ["stacked(red_block, green_block, yellow_block)"]),
+        ("put all the blocks in the boxes",
+         ["in(red_block, blue_box)", "in(green_block, pink_box)", "in(blue_block, blue_box)",
+          "in(yellow_block, pink_box)"]),
+    ],
+)  # fmt: skip
+def test_ordered_towers_and_blocks_spread_over_boxes(text: str, goal: list[str]) -> None:
+    from claw.planner.grammar import parse_instruction
+    from claw.planner.offline import goals_and_pushes
+
+    assert goals_and_pushes(parse_instruction(text), list(SCENE), world())[0] == goal
