@@ -187,11 +187,6 @@ def split_clauses(text: str) -> list[str]:
     return clauses
 
 
-def parse_noun(words: str) -> Reference:
-    """A noun phrase: "the red block", "all the blocks", "it", "the block closest to the box"."""
-    return parse_reference(words)
-
-
 # "would you mind putting ...": the verb's -ing form
 _GERUNDS = {"putting": "put", "placing": "place", "moving": "move", "setting": "set",
             "dropping": "drop", "sticking": "stick", "stacking": "stack", "picking": "pick",
@@ -253,7 +248,7 @@ def _names_place(target: str) -> bool:
     if region is not None and region.region is None:  # "the corner farthest from the bowl"
         return True
     try:
-        parse_noun(target)
+        parse_reference(target)
     except UnparseableError:
         return False
     return True
@@ -307,7 +302,7 @@ def parse_clause(clause: str) -> Request:
             rest = re.sub(r"\s+up$", "", rest)
             if not _reads_as_objects(rest) and _find_relation(rest) is not None:
                 return _parse_place(rest, clause, "place")  # "take the red block to the box"
-            return Request("pick", objects=_noun_list(rest), text=clause)
+            return Request("pick", objects=parse_references(rest), text=clause)
     for verb in STACK_VERBS:
         if re.match(rf"{verb}\b", text):
             return _parse_place(text[len(verb) :].strip(), clause, "stack")
@@ -340,22 +335,22 @@ def _parse_unstack(rest: str, clause: str, target: str | None = None) -> Request
     if not rest or _TOWER_NOUN.match(rest):
         objects = [Reference(quantity="all", type="block", text=rest or "the blocks")]
     else:
-        objects = _noun_list(rest)
-    return Request("unstack", objects=objects, target=parse_noun(target) if target else None,
+        objects = parse_references(rest)
+    return Request("unstack", objects=objects, target=parse_reference(target) if target else None,
                    text=clause)  # fmt: skip
 
 
 def _parse_place(rest: str, clause: str, action: str) -> Request:
     together = _TOGETHER.search(rest)
     if together and action == "place":  # "group the blue objects together": in one place
-        return Request("place", objects=_noun_list(rest[: together.start()]),
+        return Request("place", objects=parse_references(rest[: together.start()]),
                        relation="together", text=clause)  # fmt: skip
     if action == "stack" and _TOWER_LEVEL.search(rest):
         # "a tower with the red block at the bottom, then the green block, …"
         objects, levels = [], []
         for part in (p for p in re.split(r"\s*(?:,|\band\b)\s*", rest) if p):
             level = _TOWER_LEVEL.search(part)
-            named = _noun_list(part[: level.start()] if level else part)
+            named = parse_references(part[: level.start()] if level else part)
             objects += named
             levels += [level["end"] if level else None] * len(named)
         return Request("stack", objects=objects, levels=levels, text=clause)
@@ -407,12 +402,12 @@ def _parse_place(rest: str, clause: str, action: str) -> Request:
             found = (found[0], _SIDES[side.group(1)], side.group(2))
     if found is None:
         if action == "stack":
-            return Request("stack", objects=_noun_list(rest), text=clause)
+            return Request("stack", objects=parse_references(rest), text=clause)
         raise UnparseableError(f"cannot read where to put things in {clause!r}")
     objects_text, relation, target_text = found
     if action == "stack" and relation in ("at", "in"):
         relation = relation if relation == "in" else "on"
-    objects = _noun_list(objects_text) if objects_text else [Reference(quantity="pronoun")]
+    objects = parse_references(objects_text) if objects_text else [Reference(quantity="pronoun")]
     region = _region_of(target_text) if relation in ("at", "in", "on", "next_to") else None
     if region is not None:
         return Request("place" if action != "stack" else "stack", objects=objects, relation="at",
@@ -423,17 +418,13 @@ def _parse_place(rest: str, clause: str, action: str) -> Request:
                        region_ref=region_ref, text=clause)  # fmt: skip
     if relation == "at":  # "move the block to the bowl": into a container, else next to it
         if target_text.startswith(("the", "a ")):
-            relation = "in" if parse_noun(target_text).type == "box" else "next_to"
+            relation = "in" if parse_reference(target_text).type == "box" else "next_to"
         if relation == "at":
             raise UnparseableError(f"cannot read {target_text!r} as a place on the table")
     if action == "stack":
         relation = "on"
-    return Request(action, objects=objects, relation=relation, target=parse_noun(target_text),
+    return Request(action, objects=objects, relation=relation, target=parse_reference(target_text),
                    text=clause)  # fmt: skip
-
-
-def _noun_list(text: str) -> list[Reference]:
-    return parse_references(text)
 
 
 def _parse_push(rest: str, clause: str, allow_place: bool = True) -> Request:
@@ -460,7 +451,7 @@ def _parse_push(rest: str, clause: str, allow_place: bool = True) -> Request:
     distance, rest = (distance, rest) if distance is not None else _parse_distance(rest)
     rest = re.sub(r"\b(?:by|about|around|roughly|some|over)\b", " ", rest)
     rest = " ".join(rest.split())
-    objects = _noun_list(rest) if rest else [Reference(quantity="pronoun")]
+    objects = parse_references(rest) if rest else [Reference(quantity="pronoun")]
     distance = distance if distance is not None else DEFAULT_PUSH
     return Request("push", objects=objects, direction=direction, distance=distance, text=clause)
 
@@ -519,7 +510,7 @@ def _definitions(clause: str) -> dict[str, str]:
             return {}
         np = re.sub(r"^(?:a|an|the)\s+", "", match["np"].strip())
         try:
-            parse_noun(f"the {np}")
+            parse_reference(f"the {np}")
         except UnparseableError:
             return {}
         found[match["word"]] = f"the {np}"
