@@ -26,11 +26,13 @@ TABLE_GAP = 0.005  # m: an object whose bottom is this near the table stands on 
 LIGHTNESS_TIE = 0.05  # colours closer than this in luminance are not told apart by lightness
 
 
-def _color(name: str) -> str:
+def color_of(name: str) -> str:
+    """An object's colour, from its scene name (``red_block_2`` -> ``red``)."""
     return name.split("_")[0]
 
 
-def _type(name: str) -> str:
+def type_of(name: str) -> str:
+    """An object's type, from its scene name (``red_block_2`` -> ``block``)."""
     return name.split("_")[1]
 
 
@@ -73,7 +75,7 @@ def ground(
     if not found and ref.type is None and kind is not None:  # "the red one" may be a box
         found = [n for n in names if _matches(ref, n, None)]
     if len(ref.colors) > 1:  # "the yellow, blue and green blocks": in the order said
-        found.sort(key=lambda n: ref.colors.index(_color(n)))
+        found.sort(key=lambda n: ref.colors.index(color_of(n)))
     if ref.other:
         found = [n for n in found if n not in (mentioned or set())]
     if not found:
@@ -90,11 +92,11 @@ def ground(
 
 
 def _matches(ref: Reference, name: str, kind: str | None) -> bool:
-    if ref.colors and _color(name) not in ref.colors:
+    if ref.colors and color_of(name) not in ref.colors:
         return False
-    if ref.family is not None and _color(name) not in COLOR_FAMILIES[ref.family]:
+    if ref.family is not None and color_of(name) not in COLOR_FAMILIES[ref.family]:
         return False
-    return kind is None or _type(name) == kind
+    return kind is None or type_of(name) == kind
 
 
 def _filtered(
@@ -129,8 +131,8 @@ def _ground_any(
     context: list[str],
 ) -> list[str]:
     """Every object ``ref`` may mean (a relation's landmark may be any of several)."""
-    loose = ref.model_copy(update={"quantity": "all" if ref.quantity == "one" else ref.quantity})
-    kind = _type(context[0]) if context and ref.type is None else None
+    loose = ref.loosened()
+    kind = type_of(context[0]) if context and ref.type is None else None
     return ground(loose, names, world, default_type=kind, last=last, mentioned=mentioned)
 
 
@@ -163,19 +165,19 @@ def _spatial(
     if f.kind == "extreme":
         return _ranked(ref, f, found, names, world, position, last, mentioned)
     if f.kind == "color":
-        return [n for n in found if (_color(n) == f.measure) != f.negated]
+        return [n for n in found if (color_of(n) == f.measure) != f.negated]
     if f.kind == "parity":
         counts: dict[str, int] = {}
         for n in names:
-            if _type(n) == _type(found[0]):
-                counts[_color(n)] = counts.get(_color(n), 0) + 1
-        return [n for n in found if (counts[_color(n)] % 2 == 0) == f.even]
+            if type_of(n) == type_of(found[0]):
+                counts[color_of(n)] = counts.get(color_of(n), 0) + 1
+        return [n for n in found if (counts[color_of(n)] % 2 == 0) == f.even]
     if f.kind == "same_color":
         assert f.target is not None
         landmarks = ground(f.target, names, world, last=last, mentioned=mentioned)
         _note(mentioned, landmarks)
-        colors = {_color(m) for m in landmarks}
-        return [n for n in found if _color(n) in colors and n not in landmarks]
+        colors = {color_of(m) for m in landmarks}
+        return [n for n in found if color_of(n) in colors and n not in landmarks]
     # ordinal: rank along the side it is counted from (the near side when none is said)
     side = f.side or "left"
     axis, sign = _SIDE_AXES[side]
@@ -211,7 +213,7 @@ def _ranked(
         score = {n: size[n] if f.measure == "big" else -size[n] for n in found}
         tie, alike = 1e-9, "they are the same size"
     elif f.measure in ("light", "dark"):
-        lightness = {n: _luminance(_color(n)) for n in found}
+        lightness = {n: _luminance(color_of(n)) for n in found}
         score = {n: v if f.measure == "light" else -v for n, v in lightness.items()}
         tie, alike = LIGHTNESS_TIE, "their colours are about as light"
     elif f.measure in _SIDE_AXES:

@@ -28,7 +28,7 @@ from claw.envs.state import WorldState
 from claw.envs.tabletop import TabletopEnv
 from claw.planner.exceptions import AmbiguousError, UnparseableError, UnsupportedError
 from claw.planner.grammar import Request, parse_instruction
-from claw.planner.grounding import ground, ground_region
+from claw.planner.grounding import color_of, ground, ground_region, type_of
 from claw.planner.ordering import (
     above,
     check_conflicts,
@@ -77,7 +77,7 @@ def _movers(resolve: Resolver, nouns: list[Reference], what: str) -> list[str]:
     for noun in nouns:
         movers.extend(o for o in resolve.objects(noun, "block") if o not in movers)
     resolve.last = movers
-    boxes = [o for o in movers if o.split("_")[1] == "box"]
+    boxes = [o for o in movers if type_of(o) == "box"]
     if boxes:
         raise UnsupportedError(
             f"the claw cannot {what} {', '.join(boxes)}: boxes are too wide to grasp "
@@ -146,7 +146,7 @@ def goals_and_pushes(
             continue
         assert request.target is not None
         if request.target.matching or request.target.mismatched:
-            targets = resolve_loosely(resolve, request.target)
+            targets = resolve.objects(request.target.loosened(), "box")
             pairs = colour_pairs(movers, targets, same=request.target.matching)
             goal.extend(_goal(request.relation, obj, box) for obj, box in pairs)
             continue
@@ -166,7 +166,7 @@ def goals_and_pushes(
                 raise UnparseableError(f"{target} cannot be placed relative to itself")
             movers = [o for o in movers if o != target]  # "all the blocks on the red block"
             resolve.last = movers
-        if request.relation == "on" and target.split("_")[1] == "block" and len(movers) > 1:
+        if request.relation == "on" and type_of(target) == "block" and len(movers) > 1:
             goal.append(f"stacked({', '.join([target, *movers])})")  # a tower on the target
             continue
         goal.extend(_goal(request.relation, o, target) for o in movers)
@@ -209,7 +209,7 @@ class _Tower:
 
 def _goal(relation: str | None, obj: str, target: str) -> str:
     """The goal predicate; on a box is in it (the predicates define it so), written as ``in``."""
-    if relation == "on" and target.split("_")[1] == "box":
+    if relation == "on" and type_of(target) == "box":
         relation = "in"
     return f"{relation}({obj}, {target})"
 
@@ -219,8 +219,8 @@ def _together(resolve: Resolver, nouns: list[Reference]) -> list[str]:
     named: list[str] = []
     for noun in nouns:
         named += [o for o in resolve.objects(noun) if o not in named]
-    blocks = [o for o in named if o.split("_")[1] == "block"]
-    boxes = [o for o in named if o.split("_")[1] == "box"]
+    blocks = [o for o in named if type_of(o) == "block"]
+    boxes = [o for o in named if type_of(o) == "box"]
     if len(boxes) > 1:
         raise AmbiguousError(f"together in which box: {', '.join(boxes)}? say which")
     if boxes:
@@ -230,11 +230,6 @@ def _together(resolve: Resolver, nouns: list[Reference]) -> list[str]:
     return [f"next_to({o}, {blocks[0]})" for o in blocks[1:]]
 
 
-def resolve_loosely(resolve: Resolver, noun: Reference) -> list[str]:
-    """Every object a target phrase may mean ("the bowls with matching colours")."""
-    return resolve.objects(noun.model_copy(update={"quantity": "all"}), "box")
-
-
 def colour_pairs(movers: list[str], targets: list[str], *, same: bool) -> list[tuple[str, str]]:
     """Each object with a target of its colour (``same``) or of another colour.
 
@@ -242,12 +237,12 @@ def colour_pairs(movers: list[str], targets: list[str], *, same: bool) -> list[t
     takes a different target while there are enough, in scene order (stated in the plan).
     """
     if same:
-        by_color = {t.split("_")[0]: t for t in reversed(targets)}
-        return [(o, by_color[o.split("_")[0]]) for o in movers if o.split("_")[0] in by_color]
+        by_color = {color_of(t): t for t in reversed(targets)}
+        return [(o, by_color[color_of(o)]) for o in movers if color_of(o) in by_color]
     pairs: list[tuple[str, str]] = []
     used: set[str] = set()
     for obj in movers:
-        others = [t for t in targets if t.split("_")[0] != obj.split("_")[0]]
+        others = [t for t in targets if color_of(t) != color_of(obj)]
         if not others:
             raise UnsupportedError(f"no target of another colour than {obj}: {', '.join(targets)}")
         free = [t for t in others if t not in used] or others
@@ -260,7 +255,7 @@ def _unstack(request: Request, resolve: Resolver, world: WorldState | None) -> l
     """``next_to(block, base)`` for each named block resting on a block, as high as it rests."""
     if world is None:
         raise UnsupportedError(f"unstacking needs the scene as it is: {request.text!r}")
-    on_blocks = {o: s for o, s in supports(world).items() if s.split("_")[1] == "block"}
+    on_blocks = {o: s for o, s in supports(world).items() if type_of(s) == "block"}
     previous = list(resolve.last)
     named = _movers(resolve, request.objects, "unstack")
     if request.target is not None:
