@@ -6,7 +6,6 @@ from typing import Annotated
 
 import typer
 
-from claw.eval.bench import PHASES
 from claw.options import JsonFlag, seed_callback
 from claw.output import errors, table
 
@@ -137,7 +136,7 @@ def bench_planner_command(
     from rich.table import Table
 
     with errors(as_json):
-        from claw.eval.bench import bench_planner
+        from claw.eval.bench import PHASES, bench_planner
 
         result = bench_planner(suites, repeats=repeats)
     if as_json:
