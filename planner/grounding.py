@@ -131,7 +131,7 @@ def _ground_any(
     context: list[str],
 ) -> list[str]:
     """Every object ``ref`` may mean (a relation's landmark may be any of several)."""
-    loose = ref.loosened()
+    loose = ref.loosened() if ref.quantity == "one" else ref
     kind = type_of(context[0]) if context and ref.type is None else None
     return ground(loose, names, world, default_type=kind, last=last, mentioned=mentioned)
 

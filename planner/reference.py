@@ -114,9 +114,9 @@ class Reference(BaseModel):
         return any(f.kind == "matching" and f.same is False for f in self.filters)
 
     def loosened(self) -> Reference:
-        """The phrase taken for every object it may mean ("the box" as a landmark, "the bowls
-        with matching colours" as the targets to pair)."""
-        return self.model_copy(update={"quantity": "all"}) if self.quantity == "one" else self
+        """The phrase taken for every object it may mean ("the bowls with matching colours" as
+        the targets to pair)."""
+        return self.model_copy(update={"quantity": "all"})
 
     @property
     def spatial(self) -> bool:
