@@ -7,8 +7,9 @@ import pytest
 from claw.envs.exceptions import UnknownObjectError
 from claw.envs.state import ObjectState, WorldState
 from claw.planner.exceptions import AmbiguousError, UnparseableError
+from claw.planner.grammar import parse_instruction
 from claw.planner.grounding import ground, ground_region
-from claw.planner.offline import colour_pairs
+from claw.planner.offline import colour_pairs, goals_and_pushes
 from claw.planner.reference import parse_reference, parse_region
 
 # left = +y, far (top) = +x; the table's centre is x = 0.475.
@@ -33,6 +34,12 @@ def world(scene: dict[str, tuple[float, float]] = SCENE, **on: str) -> WorldStat
             z = 0.06
         objects.append(ObjectState.make(name, kind, (x, y, z), size=size))
     return WorldState.from_objects(objects)
+
+
+def goal_of(text: str, state: WorldState | None = None) -> list[str]:
+    """The goal the offline planner reads from ``text`` on ``state`` (the default scene)."""
+    state = state or world()
+    return goals_and_pushes(parse_instruction(text), list(state.objects), state)[0]
 
 
 def pick(text: str, state: WorldState | None = None, **kwargs: object) -> list[str]:
@@ -150,7 +157,6 @@ def test_colour_pairs_match_or_mismatch() -> None:
 
 
 def test_a_clause_splits_where_both_sides_read() -> None:
-    from claw.planner.grammar import parse_instruction
 
     (request,) = parse_instruction("put the block closest to the red bowl in the green box")
     assert [o.text for o in request.objects] == ["the block closest to the red bowl"]
@@ -163,9 +169,6 @@ def test_a_clause_splits_where_both_sides_read() -> None:
 
 
 def test_a_neighbour_by_compass_and_what_was_named_before() -> None:
-    from claw.planner.grammar import parse_instruction
-    from claw.planner.offline import goals_and_pushes
-
     # north is far (+x): green stands north of red; yellow east (-y) of blue
     scene = {"red_block": (0.40, 0.10), "green_block": (0.52, 0.10), "yellow_block": (0.40, -0.1),
              "blue_box": (0.55, -0.22), "pink_box": (0.62, 0.22)}  # fmt: skip
@@ -174,17 +177,14 @@ def test_a_neighbour_by_compass_and_what_was_named_before() -> None:
         "first put the red block into the blue container then put the object that was "
         "previously at its north into the same container"
     )
-    goal, _ = goals_and_pushes(parse_instruction(text), list(state.objects), state)
+    goal = goal_of(text, state)
     assert goal == ["in(red_block, blue_box)", "in(green_block, blue_box)"]
     same = "put all blocks with the same colour as the pink container into it"
     with pytest.raises(UnknownObjectError, match="nothing in the scene is 'all blocks with"):
-        goals_and_pushes(parse_instruction(same), list(state.objects), state)
+        goal_of(same, state)
 
 
 def test_same_colour_as_a_landmark_and_into_it() -> None:
-    from claw.planner.grammar import parse_instruction
-    from claw.planner.offline import goals_and_pushes
-
     scene = {"red_block": (0.40, 0.10), "red_block_2": (0.50, -0.10), "blue_block": (0.45, 0.2),
              "red_box": (0.60, 0.20), "blue_box": (0.60, -0.2)}  # fmt: skip
     state = world(scene)
@@ -192,7 +192,7 @@ def test_same_colour_as_a_landmark_and_into_it() -> None:
         "put all objects with the same texture as the red container into it",
         "move every block that has the same colour as the red box into that box",
     ):
-        goal, _ = goals_and_pushes(parse_instruction(text), list(state.objects), state)
+        goal = goal_of(text, state)
         assert goal == ["in(red_block, red_box)", "in(red_block_2, red_box)"], text
 
 
@@ -205,15 +205,12 @@ def test_same_colour_as_a_landmark_and_into_it() -> None:
     ],
 )
 def test_words_the_instruction_defines(text: str) -> None:
-    from claw.planner.grammar import parse_instruction
-    from claw.planner.offline import goals_and_pushes
 
-    goal, _ = goals_and_pushes(parse_instruction(text), list(SCENE), world())
+    goal = goal_of(text)
     assert goal == ["in(red_block, blue_box)"]
 
 
 def test_a_definition_alone_asks_for_nothing_and_known_words_are_not_redefined() -> None:
-    from claw.planner.grammar import parse_instruction
 
     with pytest.raises(UnparseableError, match="defines words but asks for nothing"):
         parse_instruction("this is a dax red block.")
@@ -242,28 +239,24 @@ def test_the_smaller_blocks_are_those_below_the_widest_gap_in_size() -> None:
     state = WorldState.from_objects(objects)
     assert sorted(pick("all the smaller blocks", state)) == ["blue_block_2", "red_block_2"]
     assert sorted(pick("the bigger blocks", state)) == ["blue_block", "red_block"]
-    from claw.planner.grammar import parse_instruction
-    from claw.planner.offline import goals_and_pushes
 
     text = "stack all the smaller blocks over the bigger blocks of the same color"
-    goal, _ = goals_and_pushes(parse_instruction(text), list(state.objects), state)
+    goal = goal_of(text, state)
     assert goal == ["on(red_block_2, red_block)", "on(blue_block_2, blue_block)"]
 
 
 def test_a_statement_says_what_it_is_and_asks_for_nothing() -> None:
-    from claw.planner.grammar import parse_instruction
-    from claw.planner.offline import goals_and_pushes
 
     state = world(green_block="red_block")
     text = "the red block is hidden under the green block: move it into the blue bowl"
-    goal, _ = goals_and_pushes(parse_instruction(text), list(state.objects), state)
+    goal = goal_of(text, state)
     assert goal == ["in(red_block, blue_box)"]
     with pytest.raises(UnparseableError, match="says where things are but asks for nothing"):
         parse_instruction("the red block is next to the box")
     swap = "swap the blocks so that each one sits in the bowl of the other color"
     pairs = {"pink_block": (0.4, 0.1), "cyan_block": (0.4, -0.1), "cyan_box": (0.6, 0.2),
              "pink_box": (0.6, -0.2)}  # fmt: skip
-    goal, _ = goals_and_pushes(parse_instruction(swap), list(pairs), world(pairs))
+    goal = goal_of(swap, world(pairs))
     assert goal == ["in(pink_block, cyan_box)", "in(cyan_block, pink_box)"]
 
 
@@ -279,26 +272,20 @@ def test_a_statement_says_what_it_is_and_asks_for_nothing() -> None:
     ],
 )  # fmt: skip
 def test_together_and_means(text: str, goal: list[str]) -> None:
-    from claw.planner.grammar import parse_instruction
-    from claw.planner.offline import goals_and_pushes
 
-    assert goals_and_pushes(parse_instruction(text), list(SCENE), world())[0] == goal
+    assert goal_of(text) == goal
 
 
 def test_together_in_one_of_two_boxes_is_ambiguous() -> None:
-    from claw.planner.grammar import parse_instruction
-    from claw.planner.offline import goals_and_pushes
 
     with pytest.raises(AmbiguousError, match="blue_box, pink_box"):
-        goals_and_pushes(parse_instruction("put all the objects together"), list(SCENE), world())
+        goal_of("put all the objects together")
 
 
 def test_it_in_a_target_is_the_object_carried_when_nothing_came_before() -> None:
-    from claw.planner.grammar import parse_instruction
-    from claw.planner.offline import goals_and_pushes
 
     text = "put the green block into the box closest to it one by one"
-    goal, _ = goals_and_pushes(parse_instruction(text), list(SCENE), world())
+    goal = goal_of(text)
     assert goal == ["in(green_block, blue_box)"]
 
 
@@ -315,7 +302,5 @@ def test_it_in_a_target_is_the_object_carried_when_nothing_came_before() -> None
     ],
 )  # fmt: skip
 def test_ordered_towers_and_blocks_spread_over_boxes(text: str, goal: list[str]) -> None:
-    from claw.planner.grammar import parse_instruction
-    from claw.planner.offline import goals_and_pushes
 
-    assert goals_and_pushes(parse_instruction(text), list(SCENE), world())[0] == goal
+    assert goal_of(text) == goal
