@@ -107,11 +107,14 @@ def stack_base(
     anchor = np.array(region_anchor(region))
     busy = moved | bases | {o for g in goal for o in moves(g) if not evaluate(g, world).holds}
     busy |= {o for g in goal for o in targets(g)}
-    candidates = sorted(
-        (float(np.linalg.norm(o.xy - anchor)), name)
+    distance = {
+        name: float(np.linalg.norm(o.xy - anchor))
         for name, o in world.objects.items()
         if o.type == "block" and name != obj and name not in busy
-        if float(np.linalg.norm(o.xy - anchor)) <= AT_RADIUS
-        if not supported_by(world, name) and fits(world, obj, "on", name)
+    }
+    candidates = sorted(
+        (d, name)
+        for name, d in distance.items()
+        if d <= AT_RADIUS and not supported_by(world, name) and fits(world, obj, "on", name)
     )
     return candidates[0][1] if candidates else None
