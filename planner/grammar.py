@@ -145,7 +145,7 @@ def _verb_at(text: str) -> str | None:
 def _says_where(clause: str) -> bool:
     """True when ``clause`` reads as a full request with a place or direction."""
     try:
-        request = parse_clause(clause)
+        request = parse_clause(clause, elide=False)
     except ClawError:
         return False
     return request.relation is not None or request.direction is not None
@@ -268,8 +268,8 @@ def _parse_distance(text: str) -> tuple[float | None, str]:
     return None, text
 
 
-def parse_clause(clause: str) -> Request:
-    """One verb phrase to a ``Request``."""
+def parse_clause(clause: str, elide: bool = True) -> Request:
+    """One verb phrase to a ``Request``; with ``elide``, "put X Y" reads as "put X to Y"."""
     text = _strip_filler(clause)
     tower = _TOWER.match(text)
     if tower:  # "build a tower of the red, green and blue blocks"
@@ -308,7 +308,7 @@ def parse_clause(clause: str) -> Request:
             return _parse_place(text[len(verb) :].strip(), clause, "stack")
     for verb in PLACE_VERBS:
         if re.match(rf"{verb}\b", text):
-            return _parse_place(text[len(verb) :].strip(), clause, "place")
+            return _parse_place(text[len(verb) :].strip(), clause, "place", elide)
     raise UnparseableError(
         f"cannot read {clause!r}: start with put, place, move, stack, pick up or push"
     )
@@ -340,7 +340,7 @@ def _parse_unstack(rest: str, clause: str, target: str | None = None) -> Request
                    text=clause)  # fmt: skip
 
 
-def _parse_place(rest: str, clause: str, action: str) -> Request:
+def _parse_place(rest: str, clause: str, action: str, elide: bool = False) -> Request:
     together = _TOGETHER.search(rest)
     if together and action == "place":  # "group the blue objects together": in one place
         return Request("place", objects=parse_references(rest[: together.start()]),
@@ -378,8 +378,6 @@ def _parse_place(rest: str, clause: str, action: str) -> Request:
         rest,
     )
     rest = re.sub(r"\s+(?:up|down)\b(?=\s|$)", "", " " + rest).strip()
-    # "on the top of the green block" (but "the top of the table" is a region)
-    rest = re.sub(r"\b(?:on|onto|to)\s+the\s+top\s+of\s+(?!the\s+table\b)", "on top of ", rest)
     if action == "place" and (
         _find_relation(rest) is None
         or re.search(r"\d|\b(?:a (?:little )?bit|slightly|a little)\b", rest)
@@ -400,6 +398,8 @@ def _parse_place(rest: str, clause: str, action: str) -> Request:
         side = _SIDE_OF.match(found[2])  # "at the left of the blue box": left of it
         if side:
             found = (found[0], _SIDES[side.group(1)], side.group(2))
+    if found is None and elide:  # "put the yellow one the green thing" (sic)
+        found = _elided_relation(rest)
     if found is None:
         if action == "stack":
             return Request("stack", objects=parse_references(rest), text=clause)
@@ -418,13 +418,25 @@ def _parse_place(rest: str, clause: str, action: str) -> Request:
                        region_ref=region_ref, text=clause)  # fmt: skip
     if relation == "at":  # "move the block to the bowl": into a container, else next to it
         if target_text.startswith(("the", "a ")):
-            relation = "in" if parse_reference(target_text).type == "box" else "next_to"
+            kind = parse_reference(target_text).type
+            relation = {"box": "in", None: "to"}.get(kind, "next_to")  # "to": once grounded
         if relation == "at":
             raise UnparseableError(f"cannot read {target_text!r} as a place on the table")
     if action == "stack":
         relation = "on"
     return Request(action, objects=objects, relation=relation, target=parse_reference(target_text),
                    text=clause)  # fmt: skip
+
+
+def _elided_relation(rest: str) -> tuple[str, str, str] | None:
+    """(objects, "at", target) when ``rest`` is two noun phrases with no preposition between
+    them: the target then reads as after "to" (into a box, else next to it)."""
+    words = rest.split()
+    for i, word in enumerate(words[1:], start=1):
+        objects, target = " ".join(words[:i]), " ".join(words[i:])
+        if word in ("the", "a", "an") and _reads_as_objects(objects) and _names_place(target):
+            return objects, "at", target
+    return None
 
 
 def _parse_push(rest: str, clause: str, allow_place: bool = True) -> Request:
@@ -468,6 +480,7 @@ def parse_instruction(instruction: str) -> list[Request]:
         raise UnparseableError(
             "the instruction is empty; say what to do, e.g. 'put the red block in the blue box'"
         )
+    text = _distribute(text)
     requests: list[Request] = []
     names: dict[str, str] = {}  # new words the instruction defines ("this is a dax red block")
     for clause in split_clauses(text):
@@ -486,6 +499,28 @@ def parse_instruction(instruction: str) -> list[Request]:
         what = "defines words" if not requests else "says where things are"
         raise UnparseableError(f"{instruction.strip()!r} {what} but asks for nothing")
     return requests
+
+
+# "for each color that has an even number of blocks, put those blocks in the zone of that
+# color": the quantifier names the set the clause's "those blocks" / "them" refers to.
+_FOR_EACH_COLOR = re.compile(
+    r"^for\s+(?:each|every|any)\s+colou?r\s+(?:(?:that|which)\s+(?:has|have)|with)\s+(?:an?\s+)?"
+    r"(?P<parity>even|odd)\s+number\s+of\s+(?P<noun>\w+)\s*,?\s+(?P<clause>.+)$"
+)
+_ANAPHOR = r"\b(?:those|these|the|its|their)\s+{noun}\b|\b(?:them|those|these)\b"
+
+
+def _distribute(text: str) -> str:
+    """The clause of a fronted "for each colour that has an even number of blocks, …", its
+    "those blocks" (or "them") written out as "the blocks whose colour appears an even number of
+    times"."""
+    match = _FOR_EACH_COLOR.match(text)
+    if match is None:
+        return text
+    noun = match["noun"]
+    named = f"the {noun} whose color appears an {match['parity']} number of times"
+    clause, count = re.subn(_ANAPHOR.format(noun=re.escape(noun)), named, match["clause"], count=1)
+    return clause if count else text
 
 
 # A new word for an object of the scene: "this is a dax red block", "a blicket is the blue

@@ -208,9 +208,12 @@ class _Tower:
 
 
 def _goal(relation: str | None, obj: str, target: str) -> str:
-    """The goal predicate; on a box is in it (the predicates define it so), written as ``in``."""
-    if relation == "on" and type_of(target) == "box":
+    """The goal predicate; on a box is in it (the predicates define it so), written as ``in``;
+    "to" an object (its type unsaid: "the green thing") is into a box, else next to it."""
+    if relation in ("on", "to") and type_of(target) == "box":
         relation = "in"
+    elif relation == "to":
+        relation = "next_to"
     return f"{relation}({obj}, {target})"
 
 

@@ -145,7 +145,8 @@ _ARTICLES = {"the", "this", "that", "these", "those", "its", "their"}
 _INDEFINITE = {"a", "an", "any", "some"}
 _UNIVERSAL = {"all", "every", "each", "both", "whatever", "whichever"}
 _NO_OP = {"only", "single", "sole", "lone", "same"}  # "the only block": a definite singular
-_MATCH_WORDS = {"matching": True, "matched": True, "corresponding": True, "mismatched": False,
+_MATCH_WORDS = {"matching": True, "matched": True, "corresponding": True, "same": True,
+                "mismatched": False,
                 "mismatching": False, "unmatched": False, "different": False}  # fmt: skip
 _GENERIC_HEADS = {"one", "ones", "object", "objects", "thing", "things", "item", "items", "piece",
                   "pieces"}  # fmt: skip

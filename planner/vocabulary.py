@@ -49,7 +49,9 @@ UNSUPPORTED_VERBS = (
     "delete", "run", "execute", "ignore", "say",
 )  # fmt: skip
 
-# Relation phrases, longest first so "on top of" wins over "on".
+# Relation phrases, longest first so "on top of" wins over "on". In the benchmarks' top-down
+# words (as for the table, "the top of the table" is its far side) "on the top of X" is behind X
+# and "on the bottom of X" in front of it; "on top of X" is on it.
 RELATION_PHRASES: tuple[tuple[str, str], ...] = (
     ("on top of", "on"), ("on to", "on"), ("onto", "on"), ("atop", "on"), ("on", "on"),
     ("upon", "on"), ("inside of", "in"), ("inside", "in"), ("into", "in"), ("in to", "in"),
@@ -61,6 +63,7 @@ RELATION_PHRASES: tuple[tuple[str, str], ...] = (
     ("in front of", "in_front_of"), ("before", "in_front_of"), ("behind", "behind"),
     ("in back of", "behind"), ("beyond", "behind"), ("above", "on"), ("over", "on"),
     ("on the bottom of", "in_front_of"), ("to the bottom of", "in_front_of"),
+    ("onto the top of", "on"), ("on the top of", "behind"), ("to the top of", "behind"),
     ("at", "at"), ("to", "at"),
 )  # fmt: skip
 DIRECTION_WORDS: tuple[tuple[str, str], ...] = (

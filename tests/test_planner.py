@@ -154,7 +154,7 @@ def test_synonyms_of_types_and_colours(text: str, goal: str) -> None:
 @pytest.mark.parametrize(
     ("phrase", "relation"),
     [
-        ("on", "on"), ("onto", "on"), ("on top of", "on"), ("on the top of", "on"),
+        ("on", "on"), ("onto", "on"), ("on top of", "on"), ("on the top of", "behind"),
         ("in", "in"), ("into", "in"), ("inside", "in"), ("inside of", "in"),
         ("next to", "next_to"), ("beside", "next_to"), ("near", "next_to"), ("by", "next_to"),
         ("close to", "next_to"), ("left of", "left_of"), ("to the left of", "left_of"),

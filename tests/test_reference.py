@@ -304,3 +304,33 @@ def test_it_in_a_target_is_the_object_carried_when_nothing_came_before() -> None
 def test_ordered_towers_and_blocks_spread_over_boxes(text: str, goal: list[str]) -> None:
 
     assert goal_of(text) == goal
+
+
+def test_a_fronted_for_each_names_the_set_of_the_clause() -> None:
+    scene = {"blue_block": (0.50, -0.10), "red_block": (0.45, 0.2), "red_block_2": (0.55, 0.2),
+             "red_box": (0.62, -0.2), "blue_box": (0.35, -0.2)}  # fmt: skip
+    state = world(scene)
+    wanted = ["in(red_block, red_box)", "in(red_block_2, red_box)"]
+    text = (
+        "for each color that has an even number of blocks, put those blocks in the same color box"
+    )
+    assert goal_of(text, state) == wanted
+    text = "for each color that has an even number of blocks, put those in the box of that color"
+    assert goal_of(text, state) == wanted
+    text = "for every colour with an odd number of blocks, put them in the box of that colour"
+    assert goal_of(text, state) == ["in(blue_block, blue_box)"]
+
+
+@pytest.mark.parametrize(
+    ("text", "goal"),
+    [
+        ("put the yellow block the blue box", ["in(yellow_block, blue_box)"]),  # no preposition
+        ("put the yellow block the red block", ["next_to(yellow_block, red_block)"]),
+        ("move the yellow block to the pink thing", ["in(yellow_block, pink_box)"]),
+        ("put the red block on the top of the green block", ["behind(red_block, green_block)"]),
+        ("put the red block on top of the green block", ["on(red_block, green_block)"]),
+        ("put the red block onto the top of the green block", ["on(red_block, green_block)"]),
+    ],
+)  # fmt: skip
+def test_elided_and_top_down_relations(text: str, goal: list[str]) -> None:
+    assert goal_of(text) == goal
