@@ -29,7 +29,7 @@ from claw.output import (
 
 def _exit_code(result: Any) -> int:
     if result.error is not None:
-        return exit_code(result.error["kind"])
+        return exit_code(result.error.kind)
     return EXIT_OK if result.success else EXIT_FAILED
 
 
@@ -44,7 +44,7 @@ class LiveView:
     def __call__(self, kind: str, payload: Any) -> None:
         if kind in ("plan", "replan"):
             title = "plan" if kind == "plan" else "new plan after the failure"
-            goal = markup(", ".join(payload.goal) or "(none)")
+            goal = markup(", ".join(map(str, payload.goal)) or "(none)")
             self.console.print(f"[bold]{title}[/bold]: goal {goal}")
             for i, call in enumerate(payload.steps, 1):
                 self.console.print(f"  {i}. {markup(call)}")
@@ -99,7 +99,7 @@ def run(
 ) -> None:
     """Run an instruction on the tabletop: plan, execute on physics, check, replan."""
     from claw.envs.exceptions import ClawError
-    from claw.planner.loop import RunResult
+    from claw.planner.loop import RunError, RunResult
 
     result = RunResult(instruction=instruction, success=False)
     view = None if as_json else LiveView()
@@ -117,9 +117,10 @@ def run(
         )
     except (ClawError, ValueError, OSError, RuntimeError) as exc:  # scene, video, no display
         kind, message = error_of(exc)
-        result.error = {"kind": kind, "message": message}
+        result.error = RunError(kind=kind, message=message)
     if result.error is not None:  # one safe line, whichever layer found it
-        result.error = error_payload(result.error["kind"], result.error["message"])
+        safe = error_payload(result.error.kind, result.error.message)
+        result.error = RunError(kind=safe["kind"], message=safe["message"])
     if as_json:
         print(result.model_dump_json())
     else:
@@ -133,7 +134,7 @@ def run(
                 f"${usage.cost_usd:.4f}"
             )
         if result.error is not None:
-            report_error(result.error["kind"], result.error["message"])
+            report_error(result.error.kind, result.error.message)
     raise typer.Exit(_exit_code(result))
 
 

@@ -39,6 +39,20 @@ BOX_FLOOR_THICKNESS = 0.008
 BOX_MASS = 0.25
 
 
+def object_name(color: str, object_type: str, count: int = 1) -> str:
+    """A scene object's name: ``<color>_<type>``, the ``count``-th of them suffixed ``_<count>``."""
+    base = f"{color}_{object_type}"
+    return base if count == 1 else f"{base}_{count}"
+
+
+def name_parts(name: str) -> tuple[str, str]:
+    """(colour, type) as :func:`object_name` writes them into ``name`` (``red_block_2`` ->
+    ``("red", "block")``); for names without their scene's object (an ``ObjectState`` carries
+    both as fields)."""
+    color, _, rest = name.partition("_")
+    return color, rest.partition("_")[0]
+
+
 def default_size(object_type: str) -> float:
     """The size an object of this type gets when its spec gives none."""
     return BLOCK_SIZE if object_type == "block" else BOX_SIZE

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import BaseModel, ConfigDict, model_serializer, model_validator
 
 from claw.envs import geometry
 from claw.envs.exceptions import PredicateError
@@ -84,7 +84,12 @@ def _canonical(name: str, args: Iterable[str]) -> tuple[str, tuple[str, ...]]:
 
 
 class Predicate(BaseModel):
-    """One goal condition, e.g. ``next_to(red_block, blue_box)``; name and args are canonical."""
+    """One goal condition, e.g. ``next_to(red_block, blue_box)``; name and args are canonical.
+
+    It validates from its text as well (``Predicate.model_validate("beside(a, b)")``, or a
+    string in a ``list[Predicate]`` field), canonicalised as :func:`parse_predicate` does, and
+    serialises (``model_dump``, JSON) to its canonical text: goals are strings in every JSON.
+    """
 
     model_config = ConfigDict(frozen=True)
 
@@ -94,6 +99,9 @@ class Predicate(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _canonicalise(cls, data: Any) -> Any:
+        if isinstance(data, str):
+            name, args = _parse_text(data)
+            return {"name": name, "args": args}
         if isinstance(data, dict) and "name" in data and "args" in data:
             args = data["args"]
             args = [args] if isinstance(args, str) else args
@@ -101,13 +109,38 @@ class Predicate(BaseModel):
             data = {**data, "name": name, "args": args}
         return data
 
+    @model_serializer(mode="plain")
+    def _as_text(self) -> str:
+        return str(self)
+
     def __str__(self) -> str:
         return f"{self.name}({', '.join(self.args)})"
+
+    @classmethod
+    def of(cls, name: str, *args: str) -> Predicate:
+        """The canonical predicate ``name(*args)``.
+
+        Raises:
+            PredicateError: unknown predicate or region, or wrong number of args.
+        """
+        name, clean = _canonical(name, args)
+        return cls(name=name, args=clean)
 
     @property
     def objects(self) -> tuple[str, ...]:
         """The arguments that name objects (all but ``at``'s region)."""
         return self.args[:1] if self.name == "at" else self.args
+
+
+def _parse_text(text: Any) -> tuple[str, tuple[str, ...]]:
+    match = _FORM.match(text) if isinstance(text, str) else None
+    if match is None:
+        raise PredicateError(
+            f"cannot parse predicate {text!r}: expected name(arg, ...), "
+            "e.g. next_to(red_block, blue_box)"
+        )
+    raw_args = match.group(2).split(",") if match.group(2).strip() else []
+    return _canonical(match.group(1), raw_args)
 
 
 def parse_predicate(text: str) -> Predicate:
@@ -116,14 +149,7 @@ def parse_predicate(text: str) -> Predicate:
     Raises:
         PredicateError: Not of that form, unknown predicate or region, or wrong number of args.
     """
-    match = _FORM.match(text) if isinstance(text, str) else None
-    if match is None:
-        raise PredicateError(
-            f"cannot parse predicate {text!r}: expected name(arg, ...), "
-            "e.g. next_to(red_block, blue_box)"
-        )
-    raw_args = match.group(2).split(",") if match.group(2).strip() else []
-    name, args = _canonical(match.group(1), raw_args)
+    name, args = _parse_text(text)
     return Predicate(name=name, args=args)
 
 

@@ -35,7 +35,7 @@ from pydantic import (
 from claw.envs import geometry, regions
 from claw.envs import objects as catalog
 from claw.envs.exceptions import InvalidSceneError
-from claw.envs.objects import Color, ObjectType
+from claw.envs.objects import Color, ObjectType, object_name
 from claw.envs.seeding import check_seed
 
 SCENES_DIR = Path(__file__).with_name("scenes")
@@ -222,9 +222,9 @@ class SceneSpec(BaseModel):
         counts: dict[str, int] = {}
         names = []
         for obj in self.objects:
-            base = f"{obj.color}_{obj.type}"
-            counts[base] = counts.get(base, 0) + 1
-            names.append(base if counts[base] == 1 else f"{base}_{counts[base]}")
+            key = (obj.color, obj.type)
+            counts[key] = counts.get(key, 0) + 1
+            names.append(object_name(obj.color, obj.type, counts[key]))
         return names
 
     def validate_layout(self) -> None:

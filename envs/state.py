@@ -50,6 +50,8 @@ class ObjectState:
         half_extents: (3,) outer half extents in the body frame.
         inner_half_width: Half the inner width of a box; ``None`` for blocks.
         linear_velocity: (3,) world linear velocity (m/s).
+        color: The colour the scene gave it (``red``); ``None`` when not known (a state built
+            without its scene).
     """
 
     name: str
@@ -59,6 +61,7 @@ class ObjectState:
     half_extents: Array
     inner_half_width: float | None = None
     linear_velocity: Array = field(default_factory=lambda: np.zeros(3))
+    color: str | None = None
 
     def __post_init__(self) -> None:
         if self.type not in objects.OBJECT_TYPES:
@@ -83,6 +86,7 @@ class ObjectState:
         yaw: float = 0.0,
         size: float | None = None,
         velocity: Sequence[float] = (0.0, 0.0, 0.0),
+        color: str | None = None,
     ) -> ObjectState:
         """An upright object centred at ``xyz``, turned by ``yaw`` (rad); for constructed states.
 
@@ -93,6 +97,7 @@ class ObjectState:
             yaw: Turn about +z (rad).
             size: Block edge or box inner width; the type's default when ``None``.
             velocity: Linear velocity (m/s).
+            color: Its colour, if known.
         """
         size = objects.default_size(type) if size is None else size
         return cls(
@@ -103,6 +108,7 @@ class ObjectState:
             half_extents=np.asarray(objects.half_extents(type, size), dtype=np.float64),
             inner_half_width=objects.inner_half_width(type, size),
             linear_velocity=np.asarray(velocity, dtype=np.float64),
+            color=color,
         )
 
     @cached_property

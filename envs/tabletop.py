@@ -386,6 +386,7 @@ class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
                 half_extents=np.array(obj.half_extents),
                 inner_half_width=inner_half_width(obj.type, obj.size),
                 linear_velocity=data.qvel[self._obj_qvel[i, :3]].copy(),
+                color=obj.color,
             )
         touching = self.finger_contacts()
         pads = self.robot.pad_sites

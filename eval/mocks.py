@@ -12,7 +12,6 @@ from typing import Any
 
 import numpy as np
 
-from claw.envs.predicates import parse_predicate
 from claw.envs.tabletop import TabletopEnv
 from claw.eval.suite import Case
 from claw.planner.llm import LLMPlanner
@@ -42,7 +41,8 @@ def oracle_answer(case: Case, env: TabletopEnv) -> str:
     steps = OfflinePlanner().steps(goal, env.world_state())
     if case.expect_push is not None:
         steps.append(SkillCall(skill="push", args=case.expect_push.model_dump()))
-    return json.dumps({"goal": goal, "steps": [s.model_dump() for s in steps], "error": None})
+    texts = [str(p) for p in goal]
+    return json.dumps({"goal": texts, "steps": [s.model_dump() for s in steps], "error": None})
 
 
 def literal_answer(case: Case) -> str:
@@ -53,8 +53,7 @@ def literal_answer(case: Case) -> str:
     if case.expect_error is not None:
         return error_answer(case)
     steps: list[dict[str, Any]] = []
-    for text in case.goal or []:
-        predicate = parse_predicate(text)
+    for predicate in case.goal or []:
         args = list(predicate.args)
         if predicate.name == "holding":
             steps.append({"skill": "pick", "args": {"object": args[0]}})
@@ -69,7 +68,8 @@ def literal_answer(case: Case) -> str:
             steps.append({"skill": "place", "args": {"target": target, "relation": relation}})
     if case.expect_push is not None:
         steps.append({"skill": "push", "args": case.expect_push.model_dump()})
-    return json.dumps({"goal": list(case.goal or []), "steps": steps, "error": None})
+    texts = [str(p) for p in case.goal or []]
+    return json.dumps({"goal": texts, "steps": steps, "error": None})
 
 
 def literal_planner(case: Case, env: TabletopEnv) -> LLMPlanner:

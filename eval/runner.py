@@ -14,8 +14,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, Field
 
-from claw.envs.exceptions import ClawError, InvalidSceneError
-from claw.envs.predicates import parse_predicate
+from claw.envs.exceptions import InvalidSceneError
 from claw.envs.tabletop import TabletopEnv
 from claw.envs.video import RecordEpisode, check_video_path
 from claw.eval import planners
@@ -108,19 +107,14 @@ def read_right(case: Case, result: RunResult) -> bool:
     """Whether the first plan says what the case asks for: the same goal predicates (as sets,
     canonical), a push of the expected object in the expected direction, or the expected error."""
     if case.expect_error is not None or result.error is not None:
-        return result.error is not None and result.error["kind"] == case.expect_error
-    try:
-        planned = {parse_predicate(text) for text in result.goal}
-        wanted = {parse_predicate(text) for text in case.goal or []}
-    except ClawError:
-        return False
-    if planned != wanted:
+        return result.error is not None and result.error.kind == case.expect_error
+    if set(result.goal) != set(case.goal or []):
         return False
     push = case.expect_push
     return push is None or any(
-        step["skill"] == "push"
-        and step["args"].get("object") == push.object
-        and step["args"].get("direction") == push.direction
+        step.skill == "push"
+        and step.args.get("object") == push.object
+        and step.args.get("direction") == push.direction
         for step in result.plan
     )
 
@@ -135,14 +129,15 @@ def judge(
     step still fails its case, even when the state is right, and says so.
     """
     if case.expect_error is not None:
-        kind = None if result.error is None else result.error["kind"]
+        kind = None if result.error is None else result.error.kind
         if kind != case.expect_error:
-            return False, f"expected error {case.expect_error}, got {result.error or 'none'}", 0.0
+            got = result.error.model_dump() if result.error is not None else "none"
+            return False, f"expected error {case.expect_error}, got {got}", 0.0
         if not np.array_equal(env.data.qpos, before) or result.steps:
             return False, f"the scene moved before the {kind} error", 0.0
         return True, "", 1.0
     if result.error is not None:
-        return False, f"error {result.error['kind']}: {result.error['message']}", 0.0
+        return False, f"error {result.error.kind}: {result.error.message}", 0.0
     check = env.check(case.goal or [])
     held = [r.holds for r in check.results]
     problems = [f"{r.predicate}: {r.reason}" for r in check.results if not r.holds]
@@ -155,7 +150,7 @@ def judge(
             want = case.expect_push
             problems.append(f"push {want.object} {want.direction} {want.distance:g} m: {why}")
     recall = sum(held) / len(held) if held else 1.0
-    failed = [f"{s['skill']}{s['args']}: {s['reason']}" for s in result.steps if not s["success"]]
+    failed = [f"{s.skill}{s.args}: {s.reason}" for s in result.steps if not s.success]
     if problems:
         return False, f"goal not reached ({'; '.join(problems)}); failed steps {failed[:2]}", recall
     if not result.success:
@@ -222,7 +217,7 @@ def run_case(
         reason=reason,
         read_right=read_right(case, result),
         goal_recall=round(recall, 4),
-        executable=round(sum(s["success"] for s in result.steps) / planned, 4) if planned else 1.0,
+        executable=round(sum(s.success for s in result.steps) / planned, 4) if planned else 1.0,
         replans=result.replans,
         llm_calls=0 if usage is None else usage.calls,
         llm_tokens=0 if usage is None else usage.prompt_tokens + usage.completion_tokens,

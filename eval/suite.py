@@ -16,7 +16,7 @@ from pydantic import (
 )
 
 from claw.envs.exceptions import ClawError
-from claw.envs.predicates import parse_predicate
+from claw.envs.predicates import Predicate
 from claw.envs.seeding import check_seed
 from claw.eval.exceptions import InvalidSuiteError
 
@@ -43,7 +43,7 @@ class Case(BaseModel):
     instruction: str
     seed: int = 0
     scene: str | dict[str, Any] | None = None
-    goal: list[str] | None = None
+    goal: list[Predicate] | None = None
     expect_error: ErrorKind | None = None
     expect_push: ExpectedPush | None = None
     """A push asked for (no predicate describes a displacement): judged on the final state, the
@@ -60,8 +60,6 @@ class Case(BaseModel):
     def _one_verdict(self) -> Case:
         if (self.goal is None) == (self.expect_error is None):
             raise ValueError("give exactly one of goal and expect_error")
-        for text in self.goal or []:
-            parse_predicate(text)
         return self
 
 

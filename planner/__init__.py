@@ -18,14 +18,15 @@ from claw.planner.exceptions import (
 )
 from claw.planner.grammar import parse_instruction
 from claw.planner.llm import FallbackPlanner, LLMPlanner
-from claw.planner.loop import Planner, RunResult, run_instruction
+from claw.planner.loop import Planner, RunError, RunResult, StepReport, run_instruction
 from claw.planner.offline import OfflinePlanner
-from claw.planner.plan import MAX_PLAN_STEPS, Plan, check_plan_length, plan_problems
+from claw.planner.plan import MAX_PLAN_STEPS, Failure, Plan, check_plan_length, plan_problems
 from claw.planner.text import clean_text
 
 __all__ = [
     "MAX_PLAN_STEPS",
     "AmbiguousError",
+    "Failure",
     "FallbackPlanner",
     "InvalidPlanError",
     "LLMPlanner",
@@ -35,7 +36,9 @@ __all__ = [
     "PlanTooLongError",
     "Planner",
     "PlannerUnavailableError",
+    "RunError",
     "RunResult",
+    "StepReport",
     "UnparseableError",
     "UnsupportedError",
     "Usage",

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from claw.envs.exceptions import UnknownObjectError
-from claw.envs.objects import COLOR_RGBA
-from claw.envs.predicates import evaluate
+from claw.envs.objects import COLOR_RGBA, name_parts
+from claw.envs.predicates import Predicate, evaluate
 from claw.envs.regions import REGIONS, region_anchor
 from claw.envs.state import WorldState
 from claw.planner.exceptions import AmbiguousError, UnparseableError, UnsupportedError
@@ -26,14 +26,20 @@ TABLE_GAP = 0.005  # m: an object whose bottom is this near the table stands on 
 LIGHTNESS_TIE = 0.05  # colours closer than this in luminance are not told apart by lightness
 
 
-def color_of(name: str) -> str:
-    """An object's colour, from its scene name (``red_block_2`` -> ``red``)."""
-    return name.split("_")[0]
+def color_of(name: str, world: WorldState | None = None) -> str:
+    """An object's colour: the one its scene gave it (``ObjectState.color``); from its name
+    (``red_block_2`` -> ``red``) only where ``world`` does not say."""
+    obj = world.objects.get(name) if world is not None else None
+    if obj is not None and obj.color is not None:
+        return obj.color
+    return name_parts(name)[0]
 
 
-def type_of(name: str) -> str:
-    """An object's type, from its scene name (``red_block_2`` -> ``block``)."""
-    return name.split("_")[1]
+def type_of(name: str, world: WorldState | None = None) -> str:
+    """An object's type (``ObjectState.type``); from its name (``red_block_2`` -> ``block``)
+    only where ``world`` does not have it."""
+    obj = world.objects.get(name) if world is not None else None
+    return obj.type if obj is not None else name_parts(name)[1]
 
 
 def ground(
@@ -71,11 +77,11 @@ def ground(
         return _filtered(ref, found, names, world, last, mentioned)
     names = list(dict.fromkeys(names))
     kind = ref.type or default_type
-    found = [n for n in names if _matches(ref, n, kind)]
+    found = [n for n in names if _matches(ref, n, kind, world)]
     if not found and ref.type is None and kind is not None:  # "the red one" may be a box
-        found = [n for n in names if _matches(ref, n, None)]
+        found = [n for n in names if _matches(ref, n, None, world)]
     if len(ref.colors) > 1:  # "the yellow, blue and green blocks": in the order said
-        found.sort(key=lambda n: ref.colors.index(color_of(n)))
+        found.sort(key=lambda n: ref.colors.index(color_of(n, world)))
     if ref.other:
         found = [n for n in found if n not in (mentioned or set())]
     if not found:
@@ -91,12 +97,12 @@ def ground(
     return _chosen(ref, found)
 
 
-def _matches(ref: Reference, name: str, kind: str | None) -> bool:
-    if ref.colors and color_of(name) not in ref.colors:
+def _matches(ref: Reference, name: str, kind: str | None, world: WorldState | None) -> bool:
+    if ref.colors and color_of(name, world) not in ref.colors:
         return False
-    if ref.family is not None and color_of(name) not in COLOR_FAMILIES[ref.family]:
+    if ref.family is not None and color_of(name, world) not in COLOR_FAMILIES[ref.family]:
         return False
-    return kind is None or type_of(name) == kind
+    return kind is None or type_of(name, world) == kind
 
 
 def _filtered(
@@ -132,7 +138,7 @@ def _ground_any(
 ) -> list[str]:
     """Every object ``ref`` may mean (a relation's landmark may be any of several)."""
     loose = ref.loosened() if ref.quantity == "one" else ref
-    kind = type_of(context[0]) if context and ref.type is None else None
+    kind = type_of(context[0], world) if context and ref.type is None else None
     return ground(loose, names, world, default_type=kind, last=last, mentioned=mentioned)
 
 
@@ -158,26 +164,26 @@ def _spatial(
         keep = []
         for n in found:
             pairs = [(m, n) if f.inverse else (n, m) for m in landmarks if m != n]
-            holds = any(evaluate(f"{f.relation}({a}, {b})", world).holds for a, b in pairs)
+            holds = any(evaluate(Predicate.of(f.relation, a, b), world).holds for a, b in pairs)
             if holds != f.negated:
                 keep.append(n)
         return keep
     if f.kind == "extreme":
         return _ranked(ref, f, found, names, world, position, last, mentioned)
     if f.kind == "color":
-        return [n for n in found if (color_of(n) == f.measure) != f.negated]
+        return [n for n in found if (color_of(n, world) == f.measure) != f.negated]
     if f.kind == "parity":
         counts: dict[str, int] = {}
         for n in names:
-            if type_of(n) == type_of(found[0]):
-                counts[color_of(n)] = counts.get(color_of(n), 0) + 1
-        return [n for n in found if (counts[color_of(n)] % 2 == 0) == f.even]
+            if type_of(n, world) == type_of(found[0], world):
+                counts[color_of(n, world)] = counts.get(color_of(n, world), 0) + 1
+        return [n for n in found if (counts[color_of(n, world)] % 2 == 0) == f.even]
     if f.kind == "same_color":
         assert f.target is not None
         landmarks = ground(f.target, names, world, last=last, mentioned=mentioned)
         _note(mentioned, landmarks)
-        colors = {color_of(m) for m in landmarks}
-        return [n for n in found if color_of(n) in colors and n not in landmarks]
+        colors = {color_of(m, world) for m in landmarks}
+        return [n for n in found if color_of(n, world) in colors and n not in landmarks]
     # ordinal: rank along the side it is counted from (the near side when none is said)
     side = f.side or "left"
     axis, sign = _SIDE_AXES[side]
@@ -213,7 +219,7 @@ def _ranked(
         score = {n: size[n] if f.measure == "big" else -size[n] for n in found}
         tie, alike = 1e-9, "they are the same size"
     elif f.measure in ("light", "dark"):
-        lightness = {n: _luminance(color_of(n)) for n in found}
+        lightness = {n: _luminance(color_of(n, world)) for n in found}
         score = {n: v if f.measure == "light" else -v for n, v in lightness.items()}
         tie, alike = LIGHTNESS_TIE, "their colours are about as light"
     elif f.measure in _SIDE_AXES:

@@ -32,7 +32,7 @@ from claw.envs.tabletop import TabletopEnv
 from claw.library import SkillLibrary
 from claw.planner.completion import ModelClient
 from claw.planner.exceptions import InvalidPlanError, PlannerUnavailableError
-from claw.planner.plan import MAX_PLAN_STEPS, Plan, plan_problems
+from claw.planner.plan import MAX_PLAN_STEPS, Failure, Plan, plan_problems, read_goal
 from claw.planner.prompting import (
     PlanError,
     Reply,
@@ -113,18 +113,20 @@ class LLMPlanner(ModelClient):
         ]
         return self._ask(env)
 
-    def replan(self, instruction: str, plan: Plan, env: TabletopEnv, failure: Any = None) -> Plan:
+    def replan(
+        self, instruction: str, plan: Plan, env: TabletopEnv, failure: Failure | None = None
+    ) -> Plan:
         """Tell the model what failed and how the scene is now; ask for what remains."""
-        index, step, reason = (0, "?", "unknown") if failure is None else failure
+        failure = failure or Failure(step=0, call="?", reason="unknown")
         self.messages.append(
             {
                 "role": "user",
                 "content": template("replan").format(
-                    index=index,
-                    step=step,
-                    reason=reason,
+                    index=failure.step,
+                    step=failure.call,
+                    reason=failure.reason,
                     scene=describe_scene(env),
-                    goal=", ".join(plan.goal) or "(none)",
+                    goal=", ".join(map(str, plan.goal)) or "(none)",
                 ),
             }
         )
@@ -185,8 +187,9 @@ class LLMPlanner(ModelClient):
         if len(reply.steps) > self.max_steps:
             steps, cap = len(reply.steps), self.max_steps
             return None, [f"the plan has {steps} steps, more than the cap of {cap}"], steps
-        plan = Plan(goal=reply.goal, steps=reply.steps)
-        errors = plan_problems(plan, env)
+        goal, errors = read_goal(reply.goal, env.object_names)
+        plan = Plan(goal=goal, steps=reply.steps)
+        errors += plan_problems(plan, env)
         if errors:
             return None, [clean_text(e, 200) for e in errors], len(reply.steps)
         return plan, [], len(reply.steps)
@@ -233,7 +236,9 @@ class FallbackPlanner:
             self._hand_over(exc)
             return self.fallback.plan(instruction, env)
 
-    def replan(self, instruction: str, plan: Plan, env: TabletopEnv, failure: Any = None) -> Plan:
+    def replan(
+        self, instruction: str, plan: Plan, env: TabletopEnv, failure: Failure | None = None
+    ) -> Plan:
         try:
             return self.active.replan(instruction, plan, env, failure)
         except PlannerUnavailableError as exc:

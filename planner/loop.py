@@ -19,10 +19,11 @@ from typing import Any, Protocol
 from pydantic import BaseModel, Field
 
 from claw.envs.exceptions import ClawError
+from claw.envs.predicates import Predicate
 from claw.envs.tabletop import TabletopEnv
 from claw.library import policy_source
-from claw.planner.plan import MAX_PLAN_STEPS, Plan, check_plan_length
-from claw.skills.executor import StepResult, execute_calls
+from claw.planner.plan import MAX_PLAN_STEPS, Failure, Plan, check_plan_length
+from claw.skills.executor import SkillCall, StepResult, execute_calls
 
 SELF_CHECKED_SKILLS = frozenset({"push", "move_to", "open_gripper", "close_gripper", "home"})
 """Skills whose result is measured by the skill itself from the state: a push ends where it was
@@ -37,8 +38,32 @@ class Planner(Protocol):
     def plan(self, instruction: str, env: TabletopEnv) -> Plan: ...
 
     def replan(
-        self, instruction: str, plan: Plan, env: TabletopEnv, failure: Any = None
+        self, instruction: str, plan: Plan, env: TabletopEnv, failure: Failure | None = None
     ) -> Plan: ...
+
+
+class StepReport(BaseModel):
+    """One executed step as ``--json`` prints it."""
+
+    skill: str
+    args: dict[str, Any]
+    success: bool
+    reason: str = ""
+
+    @classmethod
+    def of(cls, step: StepResult) -> StepReport:
+        return cls(skill=step.skill, args=step.args, success=step.success, reason=step.reason)
+
+
+class RunError(BaseModel):
+    """An error found before anything moved (or a replan that could not be made)."""
+
+    kind: str
+    message: str
+
+    @classmethod
+    def of(cls, exc: ClawError) -> RunError:
+        return cls(kind=exc.kind, message=str(exc))
 
 
 class RunResult(BaseModel):
@@ -46,21 +71,17 @@ class RunResult(BaseModel):
 
     instruction: str
     success: bool
-    goal: list[str] = Field(default_factory=list)
-    plan: list[dict[str, Any]] = Field(default_factory=list)
-    steps: list[dict[str, Any]] = Field(default_factory=list)
+    goal: list[Predicate] = Field(default_factory=list)
+    plan: list[SkillCall] = Field(default_factory=list)
+    steps: list[StepReport] = Field(default_factory=list)
     replans: int = 0
     sim_seconds: float = 0.0
     wall_seconds: float = 0.0
-    error: dict[str, str] | None = None
+    error: RunError | None = None
     reason: str = Field(default="", exclude=True)
     """Why the run failed (the failed step, the goal check, or a goal-less plan); "" on success.
     Shown by ``claw "…"``; not in ``--json``, whose keys are the documented contract (each
     step's own ``reason`` is there)."""
-
-
-def _step_json(step: StepResult) -> dict[str, Any]:
-    return {"skill": step.skill, "args": step.args, "success": step.success, "reason": step.reason}
 
 
 def _library() -> tuple[Any, dict[tuple[str, str], float]]:
@@ -114,29 +135,35 @@ def run_instruction(
         check_plan_length(plan, max_steps)
         library, measured = _library()  # a damaged library stops the run before anything moves
     except ClawError as exc:
-        result.error = {"kind": exc.kind, "message": str(exc)}
+        result.error = RunError.of(exc)
         return finish()
     result.goal = list(plan.goal)
-    result.plan = [call.model_dump() for call in plan.steps]
+    result.plan = [call.model_copy(deep=True) for call in plan.steps]
     notify("plan", plan)
 
     while True:
         outcome = execute_calls(env, plan.steps, prefer=prefer, measured=measured, policies=library)
         for step in outcome.steps:
-            result.steps.append(_step_json(step))
+            result.steps.append(StepReport.of(step))
             notify("step", step)
         failed = outcome.failed
         if failed is not None and failed.error is not None and not result.steps[:-1]:
-            result.error = {"kind": failed.error, "message": failed.reason}
+            result.error = RunError(kind=failed.error, message=failed.reason)
             return finish()
         if failed is None:
             check = env.check(result.goal)
             if check.success or not result.goal:
                 break
             # Every step ran, yet the goal does not hold: say so and plan again.
-            failure = (len(outcome.steps), "the plan", f"the goal does not hold: {check.reason}")
+            failure = Failure(
+                step=len(outcome.steps),
+                call="the plan",
+                reason=f"the goal does not hold: {check.reason}",
+            )
         else:
-            failure = (len(outcome.steps), f"{failed.skill}({failed.args})", failed.reason)
+            failure = Failure(
+                step=len(outcome.steps), call=f"{failed.skill}({failed.args})", reason=failed.reason
+            )
         if result.replans >= max_replans:
             break
         result.replans += 1
@@ -144,17 +171,17 @@ def run_instruction(
             plan = planner.replan(instruction, plan, env, failure)
             check_plan_length(plan, max_steps)
         except ClawError as exc:
-            result.error = {"kind": exc.kind, "message": str(exc)}
+            result.error = RunError.of(exc)
             return finish()
         notify("replan", plan)
         if not plan.steps:
             break
 
     check = env.check(result.goal)
-    last_failed = bool(result.steps) and not result.steps[-1]["success"]
+    last_failed = bool(result.steps) and not result.steps[-1].success
     result.success = check.success and not last_failed
     if last_failed:
-        result.reason = f"step {result.steps[-1]['skill']} failed: {result.steps[-1]['reason']}"
+        result.reason = f"step {result.steps[-1].skill} failed: {result.steps[-1].reason}"
     elif not check.success:
         result.reason = check.reason
     elif not result.goal:
@@ -166,11 +193,11 @@ def run_instruction(
     return finish()
 
 
-def _goalless_problem(steps: list[dict[str, Any]]) -> str:
+def _goalless_problem(steps: list[StepReport]) -> str:
     """Why a run with an empty goal cannot count as a success ("" when it can)."""
     if not steps:
         return "the plan has no goal and no steps: nothing was done"
-    unchecked = sorted({s["skill"] for s in steps} - SELF_CHECKED_SKILLS)
+    unchecked = sorted({s.skill for s in steps} - SELF_CHECKED_SKILLS)
     if unchecked:
         return (
             f"the plan has no goal to check, and {', '.join(unchecked)} do not measure their own "

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from claw.envs.predicates import evaluate, parse_predicate
+from claw.envs.predicates import Predicate, evaluate
 from claw.envs.regions import REGIONS
 from claw.envs.state import WorldState
 from claw.envs.tabletop import TabletopEnv
@@ -38,7 +38,7 @@ from claw.planner.ordering import (
     supports,
     tower_order,
 )
-from claw.planner.plan import Plan
+from claw.planner.plan import Failure, Plan
 from claw.planner.reference import Reference
 from claw.planner.room import box_in_region, clear_region, fits, stack_base
 from claw.skills.executor import SkillCall
@@ -77,7 +77,7 @@ def _movers(resolve: Resolver, nouns: list[Reference], what: str) -> list[str]:
     for noun in nouns:
         movers.extend(o for o in resolve.objects(noun, "block") if o not in movers)
     resolve.last = movers
-    boxes = [o for o in movers if type_of(o) == "box"]
+    boxes = [o for o in movers if type_of(o, resolve.world) == "box"]
     if boxes:
         raise UnsupportedError(
             f"the claw cannot {what} {', '.join(boxes)}: boxes are too wide to grasp "
@@ -88,7 +88,7 @@ def _movers(resolve: Resolver, nouns: list[Reference], what: str) -> list[str]:
 
 def goals_and_pushes(
     requests: list[Request], names: list[str], world: WorldState | None = None
-) -> tuple[list[str], list[SkillCall]]:
+) -> tuple[list[Predicate], list[SkillCall]]:
     """Goal predicates for place, stack and pick requests; push calls for push requests.
 
     A later request about an object replaces holding it ("pick up the red block and put it in
@@ -103,7 +103,7 @@ def goals_and_pushes(
     """
     resolve = Resolver(names, world)
     tower = _Tower()
-    goal: list[str] = []
+    goal: list[Predicate] = []
     pushes: list[SkillCall] = []
     for request in requests:
         previous = list(resolve.last)
@@ -126,29 +126,29 @@ def goals_and_pushes(
             continue
         verb = {"pick": "pick up", "stack": "stack"}.get(request.action, "carry")
         movers = _movers(resolve, request.objects, verb)
-        goal = [g for g in goal if g not in {f"holding({o})" for o in movers}]
+        goal = [g for g in goal if g not in {Predicate.of("holding", o) for o in movers}]
         if request.action == "pick":
-            goal.extend(f"holding({o})" for o in movers)
+            goal.extend(Predicate.of("holding", o) for o in movers)
             continue
         if request.relation == "at":
             region = request.region
             if request.region_ref is not None:
                 region = ground_region(request.region_ref, names, world)
             if request.action == "stack" and len(movers) > 1:  # a tower at the region
-                goal.append(f"stacked({', '.join(movers)})")
-            goal.extend(f"at({o}, {region})" for o in movers)
+                goal.append(Predicate.of("stacked", *movers))
+            goal.extend(Predicate.of("at", o, region) for o in movers)
             continue
         if request.action == "stack" and request.target is None:
             if len(movers) > 1 and request.levels is None:
-                goal.append(f"stacked({', '.join(movers)})")
+                goal.append(Predicate.of("stacked", *movers))
                 continue
             tower.add(movers, request)  # one block at a time: "…, then the green block, …"
             continue
         assert request.target is not None
         if request.target.matching or request.target.mismatched:
             targets = resolve.objects(request.target.loosened(), "box")
-            pairs = colour_pairs(movers, targets, same=request.target.matching)
-            goal.extend(_goal(request.relation, obj, box) for obj, box in pairs)
+            pairs = colour_pairs(movers, targets, same=request.target.matching, world=world)
+            goal.extend(_goal(request.relation, obj, box, world) for obj, box in pairs)
             continue
         # "it" in the target is what an earlier request named, else what this one's objects
         # were named by ("the blocks with the same colour as the red box ... into it")
@@ -157,7 +157,7 @@ def goals_and_pushes(
         if request.relation == "in" and request.target.every and len(movers) > 1:
             boxes = resolve.objects(request.target, "box")  # "in the boxes": spread over them
             resolve.last = movers
-            goal.extend(f"in({o}, {boxes[i % len(boxes)]})" for i, o in enumerate(movers))
+            goal.extend(Predicate.of("in", o, boxes[i % len(boxes)]) for i, o in enumerate(movers))
             continue
         target = resolve.one(request.target, "block" if request.relation == "on" else None)
         resolve.last = movers
@@ -166,12 +166,12 @@ def goals_and_pushes(
                 raise UnparseableError(f"{target} cannot be placed relative to itself")
             movers = [o for o in movers if o != target]  # "all the blocks on the red block"
             resolve.last = movers
-        if request.relation == "on" and type_of(target) == "block" and len(movers) > 1:
-            goal.append(f"stacked({', '.join([target, *movers])})")  # a tower on the target
+        if request.relation == "on" and type_of(target, world) == "block" and len(movers) > 1:
+            goal.append(Predicate.of("stacked", target, *movers))  # a tower on the target
             continue
-        goal.extend(_goal(request.relation, o, target) for o in movers)
+        goal.extend(_goal(request.relation, o, target, world) for o in movers)
     goal.extend(tower.goal())
-    held = [g for g in goal if g.startswith("holding(")]
+    held = [str(g) for g in goal if g.name == "holding"]
     if len(held) > 1:
         raise UnsupportedError(
             f"the claw holds one object at a time, not {len(held)}: {', '.join(held)}"
@@ -198,54 +198,56 @@ class _Tower:
                 (self.top if level == "top" else self.blocks).append(block)
         self.text = self.text or request.text
 
-    def goal(self) -> list[str]:
+    def goal(self) -> list[Predicate]:
         order = [b for b in self.blocks if b not in self.top] + self.top
         if not order:
             return []
         if len(order) < 2:
             raise UnparseableError(f"stacking needs two objects or more: {self.text!r}")
-        return [f"stacked({', '.join(order)})"]
+        return [Predicate.of("stacked", *order)]
 
 
-def _goal(relation: str | None, obj: str, target: str) -> str:
+def _goal(relation: str, obj: str, target: str, world: WorldState | None) -> Predicate:
     """The goal predicate; on a box is in it (the predicates define it so), written as ``in``;
     "to" an object (its type unsaid: "the green thing") is into a box, else next to it."""
-    if relation in ("on", "to") and type_of(target) == "box":
+    if relation in ("on", "to") and type_of(target, world) == "box":
         relation = "in"
     elif relation == "to":
         relation = "next_to"
-    return f"{relation}({obj}, {target})"
+    return Predicate.of(relation, obj, target)
 
 
-def _together(resolve: Resolver, nouns: list[Reference]) -> list[str]:
+def _together(resolve: Resolver, nouns: list[Reference]) -> list[Predicate]:
     """Objects "together": the blocks in the box among them, else next to the first block."""
     named: list[str] = []
     for noun in nouns:
         named += [o for o in resolve.objects(noun) if o not in named]
-    blocks = [o for o in named if type_of(o) == "block"]
-    boxes = [o for o in named if type_of(o) == "box"]
+    blocks = [o for o in named if type_of(o, resolve.world) == "block"]
+    boxes = [o for o in named if type_of(o, resolve.world) == "box"]
     if len(boxes) > 1:
         raise AmbiguousError(f"together in which box: {', '.join(boxes)}? say which")
     if boxes:
-        return [f"in({o}, {boxes[0]})" for o in blocks]
+        return [Predicate.of("in", o, boxes[0]) for o in blocks]
     if len(blocks) < 2:
         raise UnparseableError(f"grouping needs two objects or more, not {', '.join(named)}")
-    return [f"next_to({o}, {blocks[0]})" for o in blocks[1:]]
+    return [Predicate.of("next_to", o, blocks[0]) for o in blocks[1:]]
 
 
-def colour_pairs(movers: list[str], targets: list[str], *, same: bool) -> list[tuple[str, str]]:
+def colour_pairs(
+    movers: list[str], targets: list[str], *, same: bool, world: WorldState | None = None
+) -> list[tuple[str, str]]:
     """Each object with a target of its colour (``same``) or of another colour.
 
     Objects without a target of their colour are left out; with another colour, each object
     takes a different target while there are enough, in scene order (stated in the plan).
     """
     if same:
-        by_color = {color_of(t): t for t in reversed(targets)}
-        return [(o, by_color[color_of(o)]) for o in movers if color_of(o) in by_color]
+        by_color = {color_of(t, world): t for t in reversed(targets)}
+        return [(o, by_color[color_of(o, world)]) for o in movers if color_of(o, world) in by_color]
     pairs: list[tuple[str, str]] = []
     used: set[str] = set()
     for obj in movers:
-        others = [t for t in targets if color_of(t) != color_of(obj)]
+        others = [t for t in targets if color_of(t, world) != color_of(obj, world)]
         if not others:
             raise UnsupportedError(f"no target of another colour than {obj}: {', '.join(targets)}")
         free = [t for t in others if t not in used] or others
@@ -254,11 +256,11 @@ def colour_pairs(movers: list[str], targets: list[str], *, same: bool) -> list[t
     return pairs
 
 
-def _unstack(request: Request, resolve: Resolver, world: WorldState | None) -> list[str]:
+def _unstack(request: Request, resolve: Resolver, world: WorldState | None) -> list[Predicate]:
     """``next_to(block, base)`` for each named block resting on a block, as high as it rests."""
     if world is None:
         raise UnsupportedError(f"unstacking needs the scene as it is: {request.text!r}")
-    on_blocks = {o: s for o, s in supports(world).items() if type_of(s) == "block"}
+    on_blocks = {o: s for o, s in supports(world).items() if type_of(s, world) == "block"}
     previous = list(resolve.last)
     named = _movers(resolve, request.objects, "unstack")
     if request.target is not None:
@@ -267,14 +269,14 @@ def _unstack(request: Request, resolve: Resolver, world: WorldState | None) -> l
         tower = above(base, on_blocks)
         chosen = [o for o in tower if o in named]
         resolve.last = chosen or named
-        return [f"next_to({o}, {base})" for o in reversed(chosen)]
-    goals = []
+        return [Predicate.of("next_to", o, base) for o in reversed(chosen)]
+    goals: list[Predicate] = []
     for obj in sorted(named, key=lambda o: -world.get(o).bottom):  # top down
         if obj in on_blocks:
             base = obj
             while base in on_blocks:
                 base = on_blocks[base]
-            goals.append(f"next_to({obj}, {base})")
+            goals.append(Predicate.of("next_to", obj, base))
     return goals
 
 
@@ -294,15 +296,13 @@ class OfflinePlanner:
         """
         requests = parse_instruction(instruction)
         world = env.world_state()
-        goal, _ = goals_and_pushes(requests, env.object_names, world)
-        for text in goal:
-            parse_predicate(text)
+        goal = goals_and_pushes(requests, env.object_names, world)[0]
         check_conflicts(goal)
         segments = _segments(requests, env.object_names, world, goal)
         return Plan(goal=goal, steps=self._steps(segments, world, goal))
 
     def replan(
-        self, instruction: str, plan: Plan, env: TabletopEnv, failure: object = None
+        self, instruction: str, plan: Plan, env: TabletopEnv, failure: Failure | None = None
     ) -> Plan:
         """Plan again from the state as it is now, for what remains of the goal.
 
@@ -310,16 +310,19 @@ class OfflinePlanner:
         push is not repeated (how far it moved the object is not a goal the planner can check).
         """
         steps = self.steps(plan.goal, env.world_state())
-        if isinstance(failure, tuple) and failure and isinstance(failure[0], int):
-            steps.extend(call for call in plan.steps[failure[0] :] if call.skill == "push")
+        if failure is not None:
+            steps.extend(call for call in plan.steps[failure.step :] if call.skill == "push")
         return Plan(goal=plan.goal, steps=steps)
 
-    def steps(self, goal: list[str], world: WorldState) -> list[SkillCall]:
+    def steps(self, goal: list[Predicate], world: WorldState) -> list[SkillCall]:
         """Skill calls that reach ``goal`` from ``world``, skipping what already holds."""
         return self._steps([(goal, [])], world, goal)
 
     def _steps(
-        self, segments: list[tuple[list[str], list[SkillCall]]], world: WorldState, goal: list[str]
+        self,
+        segments: list[tuple[list[Predicate], list[SkillCall]]],
+        world: WorldState,
+        goal: list[Predicate],
     ) -> list[SkillCall]:
         """Steps for each segment's goals (ordered), then its pushes, tracking what rests where."""
         calls: list[SkillCall] = []
@@ -328,10 +331,9 @@ class OfflinePlanner:
         moved: set[str] = set()
         placed: dict[str, tuple[str, str]] = {}
         keep = {o for g in goal for o in moves(g)}
-        taken = {parse_predicate(g).args[1] for g in goal if g.startswith("at(")}
+        taken = {g.args[1] for g in goal if g.name == "at"}
 
-        def holds(text: str) -> bool:
-            predicate = parse_predicate(text)
+        def holds(predicate: Predicate) -> bool:
             args = list(predicate.args)
             if not set(args) & moved:
                 return evaluate(predicate, world).holds
@@ -390,9 +392,8 @@ class OfflinePlanner:
             held = None
 
         for part, pushes in segments:
-            for text in order_goals(part, world):
-                predicate = parse_predicate(text)
-                if holds(text):
+            for predicate in order_goals(part, world):
+                if holds(predicate):
                     continue
                 if predicate.name == "holding":
                     obj = predicate.args[0]
@@ -408,7 +409,7 @@ class OfflinePlanner:
                 if predicate.name == "stacked":
                     order = tower_order(list(predicate.args), world)
                     for base, top in itertools.pairwise(order):
-                        if not holds(f"on({top}, {base})"):
+                        if not holds(Predicate.of("on", top, base)):
                             self._stack(top, base, below, move)
                     continue
                 obj, target = predicate.args
@@ -435,7 +436,7 @@ class OfflinePlanner:
                 for call in pushes:
                     below.pop(call.args["object"], None)
                     moved.add(call.args["object"])
-        if held is not None and not any(p.startswith("holding(") for p in goal):
+        if held is not None and not any(p.name == "holding" for p in goal):
             put_down()
         return calls
 
@@ -451,16 +452,16 @@ class OfflinePlanner:
 
 
 def _segments(
-    requests: list[Request], names: list[str], world: WorldState, goal: list[str]
-) -> list[tuple[list[str], list[SkillCall]]]:
+    requests: list[Request], names: list[str], world: WorldState, goal: list[Predicate]
+) -> list[tuple[list[Predicate], list[SkillCall]]]:
     """The goal split where pushes were asked for: (goals asked for before, the pushes)."""
-    segments: list[tuple[list[str], list[SkillCall]]] = []
-    assigned: list[str] = []
+    segments: list[tuple[list[Predicate], list[SkillCall]]] = []
+    assigned: list[Predicate] = []
     count = 0
     for k, request in enumerate(requests):
         if request.action != "push":
             continue
-        before, _ = goals_and_pushes(requests[:k], names, world)
+        before = goals_and_pushes(requests[:k], names, world)[0]
         _, pushes = goals_and_pushes(requests[: k + 1], names, world)
         part = [g for g in goal if g in before and g not in assigned]
         check_pushes(assigned + part, pushes[count:])

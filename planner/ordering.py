@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from claw.envs.predicates import evaluate, parse_predicate
+from claw.envs.predicates import Predicate, evaluate
 from claw.envs.regions import region_anchor
 from claw.envs.state import WorldState
 from claw.planner.exceptions import UnsupportedError
@@ -30,14 +30,16 @@ def tower_order(names: list[str], world: WorldState) -> list[str]:
     for name in names:  # the lowest object of the group that others already rest on
         obj = world.get(name)
         if obj.bottom <= world.table_z + 0.01 and any(
-            evaluate(f"on({o}, {name})", world).holds for o in names if o != name
+            evaluate(Predicate.of("on", o, name), world).holds for o in names if o != name
         ):
             base = name
             break
     order = [base]
     while len(order) < len(names):
         top = order[-1]
-        above = [o for o in names if o not in order and evaluate(f"on({o}, {top})", world).holds]
+        above = [
+            o for o in names if o not in order and evaluate(Predicate.of("on", o, top), world).holds
+        ]
         if not above:
             break
         order.append(above[0])
@@ -45,17 +47,15 @@ def tower_order(names: list[str], world: WorldState) -> list[str]:
     return order
 
 
-def moves(text: str) -> set[str]:
+def moves(predicate: Predicate) -> set[str]:
     """The objects a goal predicate has the claw carry."""
-    predicate = parse_predicate(text)
     if predicate.name == "stacked":
         return set(predicate.args)
     return {predicate.args[0]}
 
 
-def targets(text: str) -> set[str]:
+def targets(predicate: Predicate) -> set[str]:
     """The objects a goal predicate places things relative to."""
-    predicate = parse_predicate(text)
     if predicate.name == "stacked":
         return set(predicate.args)
     if predicate.name in ("at", "holding"):
@@ -83,15 +83,14 @@ def above(name: str, below: dict[str, str]) -> list[str]:
     return found
 
 
-def check_conflicts(goal: list[str]) -> None:
+def check_conflicts(goal: list[Predicate]) -> None:
     """Refuse goals that no order reaches: support cycles, two supports for one object.
 
     Raises:
         UnsupportedError: naming the predicates in conflict.
     """
-    rests: dict[str, tuple[str, str]] = {}  # object -> (what it rests on, the goal saying so)
-    for text in goal:
-        predicate = parse_predicate(text)
+    rests: dict[str, tuple[str, Predicate]] = {}  # object -> (what it rests on, the goal saying so)
+    for predicate in goal:
         pairs: list[tuple[str, str]] = []
         if predicate.name in ("on", "in"):
             pairs = [(predicate.args[0], predicate.args[1])]
@@ -102,15 +101,15 @@ def check_conflicts(goal: list[str]) -> None:
             if obj in rests and rests[obj][0] != base:
                 raise UnsupportedError(
                     f"{obj} cannot rest on both {rests[obj][0]} and {base}: "
-                    f"{rests[obj][1]} conflicts with {text}"
+                    f"{rests[obj][1]} conflicts with {predicate}"
                 )
-            rests[obj] = (base, text)
+            rests[obj] = (base, predicate)
     for start in rests:
         chain, node = [start], start
         while node in rests:
             node = rests[node][0]
             if node == start:
-                said = sorted({rests[n][1] for n in chain})
+                said = sorted({str(rests[n][1]) for n in chain})
                 raise UnsupportedError(
                     f"no order reaches {' and '.join(said)}: "
                     f"{' on '.join([*chain, start])} would rest on itself"
@@ -120,7 +119,7 @@ def check_conflicts(goal: list[str]) -> None:
             chain.append(node)
 
 
-def check_pushes(done: list[str], pushes: list[SkillCall]) -> None:
+def check_pushes(done: list[Predicate], pushes: list[SkillCall]) -> None:
     """Refuse a push that would move what an earlier request placed (or placed things on).
 
     Raises:
@@ -128,28 +127,27 @@ def check_pushes(done: list[str], pushes: list[SkillCall]) -> None:
     """
     for call in pushes:
         obj = call.args["object"]
-        for text in done:
-            if obj in moves(text) | targets(text):
+        for predicate in done:
+            if obj in moves(predicate) | targets(predicate):
                 raise UnsupportedError(
-                    f"pushing {obj} {call.args['direction']} after {text} would undo it; "
+                    f"pushing {obj} {call.args['direction']} after {predicate} would undo it; "
                     "ask for the push first"
                 )
 
 
-def fold_towers_at_regions(goal: list[str], world: WorldState) -> list[str]:
+def fold_towers_at_regions(goal: list[Predicate], world: WorldState) -> list[Predicate]:
     """The goals to plan for, where a tower is asked for at a region: only its base is placed
     there (before the tower is built on it); the ``at`` goals of the blocks above then hold by
     stacking, and are left out so that no step carries them away from the tower. The goal
     checked at the end is still the whole one.
     """
-    parsed = [(text, parse_predicate(text)) for text in goal]
     regions: dict[str, set[str]] = {}
-    for _, predicate in parsed:
+    for predicate in goal:
         if predicate.name == "at":
             regions.setdefault(predicate.args[0], set()).add(predicate.args[1])
-    left_out: set[str] = set()  # at goals of the tower's blocks, canonical
-    bases: dict[str, str] = {}  # a stacked goal -> the at goal of its base, planned just before it
-    for text, predicate in parsed:
+    left_out: set[Predicate] = set()  # at goals of the tower's blocks
+    bases: dict[Predicate, Predicate] = {}  # a stacked goal -> the at goal of its base, before it
+    for predicate in goal:
         if predicate.name != "stacked":
             continue
         members = list(predicate.args)
@@ -158,20 +156,20 @@ def fold_towers_at_regions(goal: list[str], world: WorldState) -> list[str]:
             continue
         region = next(iter(shared))
         left_out |= {_at(m, region) for m in members}
-        bases[text] = _at(tower_order(members, world)[0], region)
-    folded: list[str] = []
-    for text, predicate in parsed:
-        if predicate.name == "at" and _at(*predicate.args) in left_out:
+        bases[predicate] = _at(tower_order(members, world)[0], region)
+    folded: list[Predicate] = []
+    for predicate in goal:
+        if predicate.name == "at" and predicate in left_out:
             continue
-        folded.extend([bases[text], text] if text in bases else [text])
+        folded.extend([bases[predicate], predicate] if predicate in bases else [predicate])
     return folded
 
 
-def _at(obj: str, region: str) -> str:
-    return f"at({obj}, {region})"
+def _at(obj: str, region: str) -> Predicate:
+    return Predicate.of("at", obj, region)
 
 
-def order_goals(goal: list[str], world: WorldState) -> list[str]:
+def order_goals(goal: list[Predicate], world: WorldState) -> list[Predicate]:
     """The goal's predicates in an order in which they can be reached one after another.
 
     A target is put in its place before anything is placed relative to it (towers bottom-up);
@@ -187,12 +185,12 @@ def order_goals(goal: list[str], world: WorldState) -> list[str]:
     resting = {name: set(supported_by(world, name)) for name in world.objects}
     after: dict[int, set[int]] = {i: set() for i in range(len(goal))}  # i waits for these
     for i, text in enumerate(goal):
-        clear_top = parse_predicate(text).name in CLEAR_TOP
+        clear_top = text.name in CLEAR_TOP
         blockers = (
             set().union(*(resting.get(t, set()) for t in targets(text))) if clear_top else set()
         )
-        if text.startswith("at("):  # objects standing in the region go to their places first
-            anchor = np.array(region_anchor(parse_predicate(text).args[1]))
+        if text.name == "at":  # objects standing in the region go to their places first
+            anchor = np.array(region_anchor(text.args[1]))
             blockers |= {n for n, o in world.objects.items()
                          if float(np.linalg.norm(o.xy - anchor)) < REGION_CLEARING}  # fmt: skip
         on_top = set().union(*(above(m, below) for m in moves(text))) - moves(text)
@@ -206,7 +204,7 @@ def order_goals(goal: list[str], world: WorldState) -> list[str]:
 
     def rank(i: int) -> tuple[int, int]:
         text = goal[i]
-        if text.startswith("holding("):
+        if text.name == "holding":
             return (2, i)
         return (0 if held in moves(text) else 1, i)
 

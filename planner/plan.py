@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from claw.envs.exceptions import ClawError
-from claw.envs.predicates import check_objects, parse_predicate
+from claw.envs.predicates import Predicate, check_objects, parse_predicate
 from claw.envs.tabletop import TabletopEnv
 from claw.planner.exceptions import PlanTooLongError
 from claw.skills.executor import SkillCall, bind
@@ -24,9 +24,38 @@ class Plan(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    goal: list[str] = Field(default_factory=list)
-    """Predicates such as ``next_to(red_block, blue_box)`` that must all hold at the end."""
+    goal: list[Predicate] = Field(default_factory=list)
+    """Predicates such as ``next_to(red_block, blue_box)`` that must all hold at the end (given
+    as text, they are parsed; they serialise as their canonical text)."""
     steps: list[SkillCall] = Field(default_factory=list)
+
+
+class Failure(BaseModel):
+    """What went wrong in a run, for ``Planner.replan``: how many steps ran (the failed one
+    included), the call that failed (or ``the plan``, when every step ran yet the goal does not
+    hold), and why."""
+
+    model_config = ConfigDict(frozen=True)
+
+    step: int
+    call: str
+    reason: str
+
+
+def read_goal(texts: list[str], names: list[str]) -> tuple[list[Predicate], list[ClawError]]:
+    """A goal given as text (a model's answer): the predicates that parse and name objects of
+    the scene, and the problem with each of the others, in the goal's order."""
+    goal: list[Predicate] = []
+    problems: list[ClawError] = []
+    for text in texts:
+        try:
+            predicate = parse_predicate(text)
+            check_objects(predicate, names)
+        except ClawError as exc:
+            problems.append(exc)
+        else:
+            goal.append(predicate)
+    return goal, problems
 
 
 def plan_problems(plan: Plan, env: TabletopEnv) -> list[ClawError]:
@@ -35,9 +64,9 @@ def plan_problems(plan: Plan, env: TabletopEnv) -> list[ClawError]:
     Each problem is an error with a ``kind`` and a message a planner can act on.
     """
     problems: list[ClawError] = []
-    for text in plan.goal:
+    for predicate in plan.goal:
         try:
-            check_objects(parse_predicate(text), env.object_names)
+            check_objects(predicate, env.object_names)
         except ClawError as exc:
             problems.append(exc)
     for call in plan.steps:

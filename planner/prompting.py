@@ -13,7 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from claw.envs.exceptions import ClawError, UnknownObjectError
-from claw.envs.predicates import evaluate
+from claw.envs.predicates import Predicate, evaluate
 from claw.envs.tabletop import TabletopEnv
 from claw.planner.exceptions import AmbiguousError, UnparseableError, UnsupportedError
 from claw.planner.text import clean_text
@@ -51,7 +51,11 @@ def describe_scene(env: TabletopEnv) -> str:
     for name, obj in world.objects.items():
         x, y, z = (round(float(v), 3) for v in obj.position)
         support = next(
-            (o for o in world.objects if o != name and evaluate(f"on({name}, {o})", world).holds),
+            (
+                o
+                for o in world.objects
+                if o != name and evaluate(Predicate.of("on", name, o), world).holds
+            ),
             None,
         )
         where = f" on/in {support}" if support else ""

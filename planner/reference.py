@@ -24,13 +24,10 @@ README.md writes down what each form means.
 
 from __future__ import annotations
 
-from typing import Literal
-
-from pydantic import BaseModel, Field
-
 from claw.envs.exceptions import PredicateError
 from claw.envs.regions import resolve_region
 from claw.planner.exceptions import UnparseableError
+from claw.planner.forms import Filter, Reference, RegionReference
 from claw.planner.vocabulary import (
     COLOR_FAMILIES,
     COLOR_WORDS,
@@ -48,97 +45,6 @@ from claw.planner.vocabulary import (
     TYPE_WORDS,
     UNDER_WORDS,
 )
-
-Quantity = Literal["one", "any", "all", "count", "pronoun"]
-
-
-class Filter(BaseModel):
-    """One post-modifier: a relation to another phrase, a region, an extreme, an ordinal, an
-    exclusion or a colour match."""
-
-    kind: Literal[
-        "relation",
-        "region",
-        "extreme",
-        "ordinal",
-        "except",
-        "matching",
-        "same_color",
-        "parity",
-        "color",
-    ]
-    relation: str | None = None  # relation: left_of, in, on, next_to, ...
-    negated: bool = False
-    inverse: bool = False  # relation: the target stands in it to the object ("under": on)
-    target: Reference | None = None  # relation / extreme (to) / except
-    region: str | None = None  # region: a table region or half ("left side")
-    measure: str | None = None  # extreme: closest | farthest | small | ...; color: the colour
-    rank: int | None = None  # ordinal: 1 = first, -1 = last
-    side: str | None = None  # ordinal: counted from this side (left, right, far, near)
-    same: bool | None = None  # matching: same colour (True) or a different one (False)
-    even: bool | None = None  # parity: objects whose colour the scene has an even number of
-
-
-class Reference(BaseModel):
-    """A noun phrase before it is grounded."""
-
-    quantity: Quantity = "one"
-    count: int | None = None
-    exact: bool = False  # "both", "the two blocks": exactly that many must match
-    colors: list[str] = Field(default_factory=list)
-    family: str | None = None  # warm | cool
-    type: str | None = None  # block | box
-    other: bool = False  # "the other blocks": not those named before
-    anaphoric: bool = False  # "the same box", "that box": the one named last, if several match
-    filters: list[Filter] = Field(default_factory=list)
-    text: str = ""
-
-    @property
-    def color(self) -> str | None:
-        return self.colors[0] if len(self.colors) == 1 else None
-
-    @property
-    def every(self) -> bool:
-        return self.quantity in ("all", "count")
-
-    @property
-    def pronoun(self) -> bool:
-        return self.quantity == "pronoun"
-
-    @property
-    def matching(self) -> bool:
-        return any(f.kind == "matching" and f.same for f in self.filters)
-
-    @property
-    def mismatched(self) -> bool:
-        return any(f.kind == "matching" and f.same is False for f in self.filters)
-
-    def loosened(self) -> Reference:
-        """The phrase taken for every object it may mean ("the bowls with matching colours" as
-        the targets to pair)."""
-        return self.model_copy(update={"quantity": "all"})
-
-    @property
-    def spatial(self) -> bool:
-        """Grounding it needs where things are."""
-        return any(f.kind not in ("except", "matching") for f in self.filters) or any(
-            f.target is not None and f.target.spatial for f in self.filters
-        )
-
-
-Filter.model_rebuild()
-
-
-class RegionReference(BaseModel):
-    """A table region named outright ("the far left corner") or by an extreme ("the corner
-    farthest from the purple bowl")."""
-
-    region: str | None = None
-    kind: Literal["corner", "side"] | None = None
-    measure: Literal["closest", "farthest"] | None = None
-    target: Reference | None = None
-    text: str = ""
-
 
 _PRONOUNS = {"it", "them", "that", "this", "they", "those", "these"}
 _ARTICLES = {"the", "this", "that", "these", "those", "its", "their"}

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from claw.envs.exceptions import ClawError
-from claw.envs.predicates import AT_RADIUS, evaluate
+from claw.envs.predicates import AT_RADIUS, Predicate, evaluate
 from claw.envs.regions import REGIONS, region_anchor
 from claw.envs.state import WorldState
 from claw.planner.ordering import REGION_CLEARING, moves, targets
@@ -96,7 +96,12 @@ def box_in_region(world: WorldState, obj: str, region: str) -> str | None:
 
 
 def stack_base(
-    world: WorldState, obj: str, region: str, goal: list[str], moved: set[str], bases: set[str]
+    world: WorldState,
+    obj: str,
+    region: str,
+    goal: list[Predicate],
+    moved: set[str],
+    bases: set[str],
 ) -> str | None:
     """A block at the region to stack ``obj`` on (for a region without room on the table).
 

@@ -11,6 +11,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from claw.envs.regions import REGIONS
+from claw.envs.state import WorldState
 from claw.envs.tabletop import TabletopEnv
 from claw.skills.base import Skill, SkillResult, get_skill
 from claw.skills.bench_tasks import TASKS, run_task
@@ -92,18 +93,23 @@ def _timed(skill: Skill, row: BenchRow, env: TabletopEnv, **args: Any) -> SkillR
     return outcome
 
 
+def _of_type(world: WorldState, kind: str) -> list[str]:
+    """The scene's objects of type ``kind``, in scene order."""
+    return [name for name, obj in world.objects.items() if obj.type == kind]
+
+
 def _draw_place_task(
     env: TabletopEnv, relation: str, rng: np.random.Generator
 ) -> tuple[str, str] | None:
     """A block and a target for which a free spot exists (checked as if the block were held)."""
     world = env.world_state()
-    blocks = [n for n in env.object_names if n.split("_")[1] == "block"]
+    blocks = _of_type(world, "block")
     for _ in range(DRAWS):
         obj = str(rng.choice(blocks))
         if relation == "at":
             target = str(rng.choice(list(REGIONS)))
         elif relation == "in":
-            boxes = [n for n in env.object_names if n.split("_")[1] == "box"]
+            boxes = _of_type(world, "box")
             if not boxes:
                 return None
             target = str(rng.choice(boxes))
@@ -120,7 +126,7 @@ def _draw_place_task(
 
 def _draw_push_task(env: TabletopEnv, rng: np.random.Generator) -> dict[str, Any] | None:
     push = get_skill("push")
-    blocks = [n for n in env.object_names if n.split("_")[1] == "block"]
+    blocks = _of_type(env.world_state(), "block")
     for _ in range(DRAWS):
         args = {
             "object": str(rng.choice(blocks)),

@@ -95,8 +95,8 @@ def unstack(rng: np.random.Generator) -> Task:
     """A tower of five taken down, each block from the top to its own corner."""
     names = _names(5)
     objects = [{"type": "block", "color": COLORS[0]}] + [
-        {"type": "block", "color": above.split("_")[0], "on": below}
-        for below, above in itertools.pairwise(names)
+        {"type": "block", "color": color, "on": below}
+        for below, color in zip(names[:-1], COLORS[1:5], strict=True)
     ]
     corners = [str(corner) for corner in rng.permutation(CORNERS)]
     moves = [

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from claw.envs import geometry, objects
-from claw.envs.predicates import evaluate
+from claw.envs.predicates import Predicate, evaluate
 from claw.envs.regions import in_reach
 from claw.envs.robot import (
     HAND_ABOVE_TCP,
@@ -33,7 +33,7 @@ FINGER_GAP = 0.004  # m kept between an open finger and anything it must not tou
 def held_object(world: WorldState) -> str | None:
     """The object the claw holds now (measured: ``holding`` holds), if any."""
     for name in world.objects:
-        if evaluate(f"holding({name})", world).holds:
+        if evaluate(Predicate.of("holding", name), world).holds:
             return name
     return None
 
@@ -43,7 +43,7 @@ def supported_by(world: WorldState, name: str) -> list[str]:
     return [
         other
         for other in world.objects
-        if other != name and evaluate(f"on({other}, {name})", world).holds
+        if other != name and evaluate(Predicate.of("on", other, name), world).holds
     ]
 
 
@@ -91,7 +91,7 @@ def finger_obstacles(world: WorldState, obj: ObjectState) -> list[tuple[str, np.
             continue
         holds_it = (
             other.inner_half_width is not None
-            and evaluate(f"in({obj.name}, {other.name})", world).holds
+            and evaluate(Predicate.of("in", obj.name, other.name), world).holds
         )
         if holds_it:
             found.extend((f"{other.name}'s wall", wall) for wall in box_walls(other))
@@ -246,7 +246,7 @@ class Pick(Skill):
         claw.move(np.array([x, y, travel]), yaw, speed=0.3)
         claw.wait(0.1)
         settled = claw.wait_settled(arm=True)
-        check = evaluate(f"holding({obj.name})", env.world_state())
+        check = evaluate(Predicate.of("holding", obj.name), env.world_state())
         if not check.holds:
             reason = f"{obj.name} slipped during lift ({check.reason})"
         else:

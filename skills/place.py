@@ -9,7 +9,7 @@ import numpy as np
 from pydantic import Field
 
 from claw.envs.exceptions import ClawError
-from claw.envs.predicates import evaluate
+from claw.envs.predicates import Predicate, evaluate
 from claw.envs.regions import region_anchor, resolve_region
 from claw.envs.robot import PAD_REACH
 from claw.envs.state import WorldState, unknown_object_error
@@ -170,7 +170,7 @@ class Place(Skill):
 
         after = env.world_state()
         check = evaluate(_predicate(params, held), after)
-        still_held = evaluate(f"holding({held})", after).holds
+        still_held = evaluate(Predicate.of("holding", held), after).holds
         success = check.holds and settled and not still_held
         if still_held:
             reason = f"{held} stuck to the claw"

@@ -188,7 +188,13 @@ class _Task:
         h = self.held
         xyz = np.array([x, y, self.bottom + h.half_extents[2]])
         return ObjectState(
-            h.name, h.type, xyz, yaw_rotation(yaw), h.half_extents, h.inner_half_width
+            h.name,
+            h.type,
+            xyz,
+            yaw_rotation(yaw),
+            h.half_extents,
+            h.inner_half_width,
+            color=h.color,
         )
 
     def holds(self, x: float, y: float, yaw: float) -> bool:

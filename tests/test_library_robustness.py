@@ -60,8 +60,8 @@ RUN_PREFER_LEARNED = """
     env = TabletopEnv("default")
     env.reset(seed=4)
     before = env.data.qpos.copy()
-    result = run_instruction(env, sys.argv[1], OfflinePlanner(), prefer="learned")
-    print(json.dumps({"error": result.error, "steps": result.steps,
+    result = run_instruction(env, sys.argv[1], OfflinePlanner(), prefer="learned").model_dump()
+    print(json.dumps({"error": result["error"], "steps": result["steps"],
                       "unmoved": bool(np.array_equal(before, env.data.qpos))}))
 """
 
@@ -169,7 +169,7 @@ RUN_TWO = """
         env = TabletopEnv("default")
         env.reset(seed=4)
         result = run_instruction(env, instruction, OfflinePlanner(), prefer=prefer)
-        results.append({"error": result.error, "success": result.success})
+        results.append({"error": result.model_dump()["error"], "success": result.success})
     print(json.dumps(results))
 """
 

@@ -24,7 +24,7 @@ from claw.planner.exceptions import (
     UnparseableError,
     UnsupportedError,
 )
-from claw.planner.loop import run_instruction
+from claw.planner.loop import RunError, run_instruction
 from claw.planner.offline import OfflinePlanner
 from claw.planner.text import extract_json, provider_message
 from claw.skills import skill_names
@@ -56,8 +56,8 @@ def test_a_valid_plan_runs_and_succeeds(env: TabletopEnv) -> None:
     llm = planner(json.dumps(GOOD))
     result = run_instruction(env, INSTRUCTION, llm)
     assert result.success and result.error is None
-    assert result.goal == GOOD["goal"]
-    assert [s["skill"] for s in result.steps] == ["pick", "place"]
+    assert [str(p) for p in result.goal] == GOOD["goal"]
+    assert [s.skill for s in result.steps] == ["pick", "place"]
     assert llm.usage.calls == 1 and llm.usage.completion_tokens > 0
     system = llm.messages[0]["content"]
     assert all(name in system for name in skill_names())  # the catalogue lists the skills
@@ -86,8 +86,8 @@ def test_repairs_are_bounded(env: TabletopEnv) -> None:
     before = env.data.qpos.copy()
     llm = planner(*["not json"] * 3, max_repairs=2)
     result = run_instruction(env, INSTRUCTION, llm)
-    assert result.error is not None and result.error["kind"] == "invalid_plan"
-    assert "after 2 repairs" in result.error["message"]
+    assert result.error is not None and result.error.kind == "invalid_plan"
+    assert "after 2 repairs" in result.error.message
     assert llm.usage.calls == 3
     assert (env.data.qpos == before).all()  # nothing moved
 
@@ -112,8 +112,8 @@ def test_an_answer_still_unusable_after_repairs_is_invalid_plan(
     before = env.data.qpos.copy()
     llm = planner(bad, bad, bad)
     result = run_instruction(env, INSTRUCTION, llm)
-    assert result.error is not None and result.error["kind"] == "invalid_plan", result.error
-    assert named in result.error["message"] and "gpt-4o-mini" in result.error["message"]
+    assert result.error is not None and result.error.kind == "invalid_plan", result.error
+    assert named in result.error.message and "gpt-4o-mini" in result.error.message
     assert not result.steps and (env.data.qpos == before).all()
     with pytest.raises(InvalidPlanError):
         planner(bad, bad, bad).plan(INSTRUCTION, env)
@@ -139,14 +139,14 @@ def test_repair_feedback_gives_the_json_error_position(env: TabletopEnv) -> None
 def test_an_empty_answer_is_a_model_mistake(env: TabletopEnv) -> None:
     llm = planner("", "   ", "")
     result = run_instruction(env, INSTRUCTION, llm)
-    assert result.error is not None and result.error["kind"] == "invalid_plan"
-    assert "the answer was empty" in result.error["message"]
+    assert result.error is not None and result.error.kind == "invalid_plan"
+    assert "the answer was empty" in result.error.message
 
 
 def test_the_model_may_decline_with_an_error_kind(env: TabletopEnv) -> None:
     reply = {"goal": [], "steps": [], "error": {"kind": "unknown_object", "message": "no purple"}}
     result = run_instruction(env, "put the purple block in the box", planner(json.dumps(reply)))
-    assert result.error == {"kind": "unknown_object", "message": "no purple"}
+    assert result.error == RunError(kind="unknown_object", message="no purple")
 
 
 @pytest.mark.parametrize(
@@ -171,8 +171,8 @@ def test_an_unknown_error_kind_is_a_model_mistake(env: TabletopEnv) -> None:
     reply = json.dumps({"goal": [], "steps": [], "error": {"kind": "no_thanks", "message": "x"}})
     llm = planner(reply, reply, reply)
     result = run_instruction(env, INSTRUCTION, llm)
-    assert result.error is not None and result.error["kind"] == "invalid_plan"
-    assert "error.kind" in result.error["message"]
+    assert result.error is not None and result.error.kind == "invalid_plan"
+    assert "error.kind" in result.error.message
 
 
 def test_model_text_reaches_claw_as_one_safe_line(env: TabletopEnv) -> None:
@@ -180,13 +180,13 @@ def test_model_text_reaches_claw_as_one_safe_line(env: TabletopEnv) -> None:
     reply = {"goal": [], "steps": [], "error": {"kind": "unknown_object", "message": hostile}}
     result = run_instruction(env, INSTRUCTION, planner(json.dumps(reply)))
     assert result.error is not None
-    message = result.error["message"]
+    message = result.error.message
     assert message.startswith("no purple block here!") and len(message) <= 300
     assert all(ch.isprintable() for ch in message)
     bad_skill = json.dumps({"goal": [], "steps": [{"skill": "sh\x1b[2J\nell", "args": {}}]})
     result = run_instruction(env, INSTRUCTION, planner(bad_skill, bad_skill, bad_skill))
-    assert result.error is not None and result.error["kind"] == "invalid_plan"
-    assert all(ch.isprintable() for ch in result.error["message"])
+    assert result.error is not None and result.error.kind == "invalid_plan"
+    assert all(ch.isprintable() for ch in result.error.message)
 
 
 def test_clean_text() -> None:
@@ -214,7 +214,7 @@ def test_provider_message_is_one_redacted_line(monkeypatch: pytest.MonkeyPatch) 
 def test_transient_errors_are_retried_then_unavailable(env: TabletopEnv, error: str) -> None:
     llm = LLMPlanner("gpt-4o-mini", mock=lambda m: error, num_retries=2, backoff=0.01)
     result = run_instruction(env, INSTRUCTION, llm)
-    assert result.error is not None and result.error["kind"] == "planner_unavailable"
+    assert result.error is not None and result.error.kind == "planner_unavailable"
     assert llm.usage.attempts == 3  # the first try and two retries
 
 
@@ -251,15 +251,15 @@ def test_prompt_injection_yields_only_registered_skills_or_an_error(env: Tableto
     llm = planner(hostile, hostile, hostile)
     before = env.data.qpos.copy()
     result = run_instruction(env, injected, llm)
-    assert result.error is not None and result.error["kind"] == "invalid_plan"
-    assert "unknown skill 'shell'" in result.error["message"]
+    assert result.error is not None and result.error.kind == "invalid_plan"
+    assert "unknown skill 'shell'" in result.error.message
     assert not result.steps and (env.data.qpos == before).all()
     assert "data from a person" in llm.messages[0]["content"]  # the system prompt says so
 
 
 def test_a_goalless_plan_of_picks_and_places_is_not_a_success(env: TabletopEnv) -> None:
     result = run_instruction(env, INSTRUCTION, planner(json.dumps({**GOOD, "goal": []})))
-    assert [s["success"] for s in result.steps] == [True, True]  # every step did its part
+    assert [s.success for s in result.steps] == [True, True]  # every step did its part
     assert not result.success and result.error is None
     assert "no goal to check" in result.reason and "pick, place" in result.reason
 
@@ -276,8 +276,8 @@ def test_a_goalless_push_succeeds_on_its_own_measure(env: TabletopEnv) -> None:
     }
     llm = planner(json.dumps({"goal": [], "steps": [push]}))
     result = run_instruction(env, "push the green block 5 cm forward", llm, max_replans=0)
-    assert result.steps and result.steps[-1]["skill"] == "push"
-    assert result.success == result.steps[-1]["success"] and result.success, result.steps
+    assert result.steps and result.steps[-1].skill == "push"
+    assert result.success == result.steps[-1].success and result.success, result.steps
     assert result.reason == ""
 
 

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from claw.envs import TabletopEnv
+from claw.envs.predicates import parse_goal, parse_predicate
 from claw.envs.regions import REGIONS
 from claw.envs.state import ObjectState, WorldState
 from claw.planner.exceptions import UnsupportedError
@@ -120,7 +121,7 @@ def test_goals_no_order_reaches_are_refused_before_anything_moves(
     before = env.world_state()
     result = run_instruction(env, text, OfflinePlanner())
     assert not result.success and result.error is not None
-    assert result.error["kind"] == "unsupported" and result.steps == []
+    assert result.error.kind == "unsupported" and result.steps == []
     assert all(
         abs(env.world_state().get(n).xy - o.xy).max() < 1e-3 for n, o in before.objects.items()
     )
@@ -143,7 +144,10 @@ def test_unstacking_phrases_take_a_tower_down_top_first(
     make_env: Callable[..., TabletopEnv], text: str
 ) -> None:
     plan = plan_in(make_env, tower("red", "green", "blue"), text)
-    assert plan.goal == ["next_to(blue_block, red_block)", "next_to(green_block, red_block)"]
+    assert [str(p) for p in plan.goal] == [
+        "next_to(blue_block, red_block)",
+        "next_to(green_block, red_block)",
+    ]
     assert steps_of(plan.steps) == [
         ("pick", "blue_block"),
         ("place", "red_block", "next_to"),
@@ -230,7 +234,7 @@ def test_on_physics(
     env.reset(seed=seed)
     start = env.world_state().get("red_block").xy.copy()
     result = run_instruction(env, text, OfflinePlanner())
-    assert result.success, (result.error, [s for s in result.steps if not s["success"]])
+    assert result.success, (result.error, [s for s in result.steps if not s.success])
     assert result.replans == 0
     assert env.check(goal).success
     if name.startswith("push"):  # the push ran, and moved the red block left (+y)
@@ -251,7 +255,7 @@ def test_a_tower_at_a_region_is_built_on_a_base_placed_there(
         "stacked(red_block, green_block, blue_block)",
         *(f"at({c}_block, {region})" for c in ("red", "green", "blue")),
     ]
-    steps = OfflinePlanner().steps(goal, env.world_state())
+    steps = OfflinePlanner().steps(parse_goal(goal), env.world_state())
     relations = [s.args["relation"] for s in steps if s.skill == "place"]
     assert relations.count("on") == 2  # the tower is built once ...
     assert "at" not in relations[relations.index("on") :]  # ... and nothing carried off it
@@ -268,9 +272,9 @@ def test_a_full_region_takes_more_blocks_stacked_on_those_there(
     env = make_env(scene=flat(*colors))
     env.reset(seed=3)
     result = run_instruction(env, "put all the blocks at the center", OfflinePlanner())
-    assert result.success, (result.error, [s for s in result.steps if not s["success"]])
-    failed = [s for s in result.steps if not s["success"]]
-    assert result.replans == len(failed) == 1 and "no free spot" in failed[0]["reason"]
+    assert result.success, (result.error, [s for s in result.steps if not s.success])
+    failed = [s for s in result.steps if not s.success]
+    assert result.replans == len(failed) == 1 and "no free spot" in failed[0].reason
     assert env.check([f"at({c}_block, center)" for c in colors]).success
     assert len(supports(env.world_state())) == 2  # two blocks, each on one standing there
 
@@ -283,7 +287,7 @@ def test_a_stack_base_is_a_block_there_that_nothing_else_needs() -> None:
         placed.append(ObjectState.make(name, "block", (p.x, p.y, 0.02), yaw=p.yaw, size=0.04))
     orange = ObjectState.make("orange_block", "block", (0.5, -0.3, 0.02), size=0.04)
     world = WorldState.from_objects([*placed, orange])
-    goal = [f"at({o.name}, center)" for o in [*placed, orange]]
+    goal = parse_goal(f"at({o.name}, center)" for o in [*placed, orange])
     base = stack_base(world, "orange_block", "center", goal, set(), set())
     assert base is not None
     anchor = np.array(REGIONS["center"])
@@ -293,6 +297,6 @@ def test_a_stack_base_is_a_block_there_that_nothing_else_needs() -> None:
         None,
         nearest,
     )
-    busy = [*goal, f"on(red_block, {nearest})"]  # another goal puts something on it
+    busy = [*goal, parse_predicate(f"on(red_block, {nearest})")]  # another goal puts one on it
     assert stack_base(world, "orange_block", "center", busy, set(), set()) != nearest
     assert stack_base(world, "orange_block", "far left corner", goal, set(), set()) is None  # none

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import inspect
 import json
-from typing import Any
 
 import pytest
 from test_llm_planner import GOOD, INSTRUCTION  # the plan the LLM tests answer with
@@ -14,7 +13,7 @@ from claw.planner.exceptions import InvalidPlanError, PlanTooLongError
 from claw.planner.llm import LLMPlanner
 from claw.planner.loop import run_instruction
 from claw.planner.offline import OfflinePlanner
-from claw.planner.plan import MAX_PLAN_STEPS, Plan, check_plan_length
+from claw.planner.plan import MAX_PLAN_STEPS, Failure, Plan, check_plan_length
 from claw.skills.executor import SkillCall
 
 HUGE = json.dumps({"goal": [], "steps": [{"skill": "home", "args": {}}] * 100_000, "error": None})
@@ -40,8 +39,8 @@ def test_the_default_cap_is_documented_and_used() -> None:
 def test_an_offline_plan_over_the_cap_is_refused_before_anything_moves(env: TabletopEnv) -> None:
     before = env.data.qpos.copy()
     result = run_instruction(env, INSTRUCTION, OfflinePlanner(), max_steps=1)
-    assert result.error is not None and result.error["kind"] == "plan_too_long"
-    message = result.error["message"]
+    assert result.error is not None and result.error.kind == "plan_too_long"
+    message = result.error.message
     assert "2 steps" in message and "cap of 1" in message and "--max-steps" in message
     assert not result.steps and not result.success and (env.data.qpos == before).all()
 
@@ -55,23 +54,25 @@ class ReplansLong:
         place = SkillCall(skill="place", args={"target": "blue_box", "relation": "next_to"})
         return Plan(goal=["next_to(red_block, blue_box)"], steps=[place])
 
-    def replan(self, instruction: str, plan: Plan, env: TabletopEnv, failure: Any = None) -> Plan:
+    def replan(
+        self, instruction: str, plan: Plan, env: TabletopEnv, failure: Failure | None = None
+    ) -> Plan:
         return Plan(goal=plan.goal, steps=[SkillCall(skill="home")] * 60)
 
 
 def test_a_replan_over_the_cap_is_refused(env: TabletopEnv) -> None:
     result = run_instruction(env, INSTRUCTION, ReplansLong())
-    assert result.error is not None and result.error["kind"] == "plan_too_long"
-    assert "60 steps" in result.error["message"]
-    assert [s["skill"] for s in result.steps] == ["place"]  # none of the replan ran
+    assert result.error is not None and result.error.kind == "plan_too_long"
+    assert "60 steps" in result.error.message
+    assert [s.skill for s in result.steps] == ["place"]  # none of the replan ran
 
 
 def test_a_huge_model_plan_is_not_repaired_for_ever(env: TabletopEnv) -> None:
     before = env.data.qpos.copy()
     llm = scripted(HUGE, HUGE, json.dumps(GOOD))
     result = run_instruction(env, INSTRUCTION, llm)
-    assert result.error is not None and result.error["kind"] == "invalid_plan"
-    assert "100000 steps" in result.error["message"] and "cap of 50" in result.error["message"]
+    assert result.error is not None and result.error.kind == "invalid_plan"
+    assert "100000 steps" in result.error.message and "cap of 50" in result.error.message
     assert llm.usage.calls == 2  # asked once to shorten it, then given up
     assert max(len(m["content"]) for m in llm.messages) < 20_000  # not echoed back in full
     assert not result.steps and (env.data.qpos == before).all()
@@ -88,7 +89,7 @@ def test_the_llm_planner_is_given_the_runs_cap(env: TabletopEnv) -> None:
     llm = scripted(json.dumps(GOOD), json.dumps(GOOD))
     result = run_instruction(env, INSTRUCTION, llm, max_steps=1)
     assert llm.max_steps == 1
-    assert result.error is not None and result.error["kind"] == "invalid_plan"
+    assert result.error is not None and result.error.kind == "invalid_plan"
     alone = LLMPlanner("gpt-4o-mini", mock=lambda m: json.dumps(GOOD), max_steps=1)
     with pytest.raises(InvalidPlanError, match="cap of 1"):
         alone.plan(INSTRUCTION, env)

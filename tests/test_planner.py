@@ -132,7 +132,9 @@ def test_known_failures_are_cases() -> None:
 def read(text: str, names: list[str] | None = None) -> tuple[list[str], list[tuple[Any, ...]]]:
     """Goal predicates and push calls ``(object, direction, distance)`` read from ``text``."""
     goal, pushes = goals_and_pushes(parse_instruction(text), names or DEFAULT_NAMES)
-    return goal, [(p.args["object"], p.args["direction"], p.args["distance"]) for p in pushes]
+    return [str(g) for g in goal], [
+        (p.args["object"], p.args["direction"], p.args["distance"]) for p in pushes
+    ]
 
 
 @pytest.mark.parametrize(
@@ -492,7 +494,7 @@ def test_a_box_filling_the_region_takes_the_block(make_env: Callable[..., Tablet
     env = make_env(scene="default")
     env.reset(seed=40)
     result = run_instruction(env, "put the red block on the left side", OfflinePlanner())
-    place = [c["args"] for c in result.plan][1]
+    place = [c.args for c in result.plan][1]
     assert place == {"target": "blue_box", "relation": "in", "near": "left side"}
     assert result.success and env.check(["at(red_block, left side)"]).success
 
@@ -508,7 +510,7 @@ def test_errors_come_before_anything_moves(make_env: Callable[..., TabletopEnv])
         ("put the red block in the blue box and pick up the red box", "unsupported"),
     ]:
         result = run_instruction(env, text, OfflinePlanner())
-        assert result.error is not None and result.error["kind"] == kind, (text, result.error)
+        assert result.error is not None and result.error.kind == kind, (text, result.error)
         assert result.steps == [] and result.plan == [] and result.sim_seconds == 0
         assert np.array_equal(env.data.qpos, qpos)
 
@@ -560,7 +562,7 @@ def test_a_place_that_fails_once_is_replanned(
     env.reset(seed=0)
     result = run_instruction(env, "put the red block in the blue box", OfflinePlanner())
     assert result.success and result.replans == 1
-    assert [(s["skill"], s["success"]) for s in result.steps] == [
+    assert [(s.skill, s.success) for s in result.steps] == [
         ("pick", True),
         ("place", False),
         ("place", True),  # still held: no second pick
@@ -592,7 +594,7 @@ def test_a_block_dropped_in_the_wrong_place_is_picked_again(
         OfflinePlanner(),
     )
     assert result.replans == 1, result.steps
-    assert [s["skill"] for s in result.steps] == ["pick", "place", "pick", "place", "push"]
+    assert [s.skill for s in result.steps] == ["pick", "place", "pick", "place", "push"]
     assert result.success and env.check(["on(red_block, green_block)"]).success
 
 
@@ -626,10 +628,10 @@ def test_prompt_injection_yields_registered_skills_or_an_error(
     result = run_instruction(env, text, OfflinePlanner())
     registered = set(skill_names())
     assert result.error is not None or result.plan
-    assert all(call["skill"] in registered for call in result.plan)
-    assert all(step["skill"] in registered for step in result.steps)
+    assert all(call.skill in registered for call in result.plan)
+    assert all(step.skill in registered for step in result.steps)
     if result.error is not None:
-        assert result.error["kind"] in ("unparseable", "unsupported", "unknown_object")
+        assert result.error.kind in ("unparseable", "unsupported", "unknown_object")
         assert result.steps == []
 
 
@@ -642,7 +644,7 @@ def test_a_box_on_the_region_takes_the_block_near_the_anchor() -> None:
             env, "put the yellow block in the middle of the table", OfflinePlanner()
         )
         assert result.success, result.steps
-        place = [s for s in result.steps if s["skill"] == "place"][-1]
-        assert place["args"] == {"target": "blue_box", "relation": "in", "near": "center"}
+        place = [s for s in result.steps if s.skill == "place"][-1]
+        assert place.args == {"target": "blue_box", "relation": "in", "near": "center"}
     finally:
         env.close()

@@ -39,7 +39,9 @@ def world(scene: dict[str, tuple[float, float]] = SCENE, **on: str) -> WorldStat
 def goal_of(text: str, state: WorldState | None = None) -> list[str]:
     """The goal the offline planner reads from ``text`` on ``state`` (the default scene)."""
     state = state or world()
-    return goals_and_pushes(parse_instruction(text), list(state.objects), state)[0]
+    return [
+        str(p) for p in goals_and_pushes(parse_instruction(text), list(state.objects), state)[0]
+    ]
 
 
 def pick(text: str, state: WorldState | None = None, **kwargs: object) -> list[str]:
