@@ -1,118 +1,53 @@
-"""Reading instructions: a small grammar with synonyms, from words to goal predicates.
+"""Reading instructions: the clause grammar's parses, given their meaning as typed requests.
 
-An instruction is one or more clauses joined by full stops, "then", "after that", or a comma or
-"and" that starts a new request (a verb follows, or both sides say where: "put the red block in
-the red box, the blue one in the blue box"); a clause without a verb takes the previous one's.
-Each clause is a verb phrase: ``VERB OBJECTS [RELATION TARGET]`` (put, place, move, set, drop,
-stick, stack, build a tower of, ...), ``pick up OBJECTS``, or ``push OBJECTS [DISTANCE] DIRECTION
-[DISTANCE]`` (a place verb with a distance, "move it 5 cm left", is a push; a push verb with a
-place, "slide it next to the box", is a place). Noun phrases name objects by colour and type
-("the red block", "the blue bin", "the green one"), all objects of a type ("all the blocks"),
-the boxes of matching colours, or a table region ("the far left corner", "the top of the table").
-Politeness, sequence words and case are ignored. What cannot be read is ``unparseable``; what
-reads but no skill can do is ``unsupported``; a colour and type absent from the scene is
-``unknown_object`` — all before anything moves.
+An instruction is read with the LALR grammar ``grammar.lark`` (:mod:`claw.planner.parsing`):
+clauses joined by full stops, "then", "after that", or a comma or "and" that starts a new request
+(a verb follows, or both sides say where); a clause without a verb takes the previous one's.
+Each clause is a verb phrase — ``VERB OBJECTS [RELATION TARGET]`` (put, place, move, stack,
+build a tower of, ...), ``pick up OBJECTS``, ``push OBJECTS [DISTANCE] DIRECTION [DISTANCE]``,
+unstacking ("take the tower apart", "take the blocks off the red block") — after politeness,
+filler and sequence words; or a definition ("this is a dax red block") or a statement ("the
+purple block is hidden under the orange block"), which ask for nothing. Noun phrases and targets
+are read by :mod:`claw.planner.reference`. Where one clause has several parses (where the
+objects end and the relation begins), the first whose noun phrases read is kept. What cannot be
+read is ``unparseable``; what reads but no skill can do is ``unsupported`` — all before anything
+moves.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from itertools import pairwise
 
-from claw.envs.exceptions import ClawError, UnknownObjectError
+from lark import Token, Tree
+
+from claw.envs.exceptions import ClawError
+from claw.planner import vocabulary as vocab
 from claw.planner.exceptions import UnparseableError, UnsupportedError
-from claw.planner.reference import (
-    Reference,
-    RegionReference,
-    named_region,
-    parse_reference,
-    parse_references,
-    parse_region,
+from claw.planner.forms import Reference, Request
+from claw.planner.parsing import (
+    NUMBER,
+    RELATIONS,
+    WAYS,
+    child,
+    parse_all,
+    parse_first,
+    span,
+    text_of,
+    tokens,
+    without,
 )
-from claw.planner.vocabulary import (
-    COLOR_WORDS,
-    DEFAULT_PUSH,
-    DIRECTION_WORDS,
-    NUMBER_WORDS,
-    PICK_VERBS,
-    PLACE_VERBS,
-    PUSH_VERBS,
-    REGION_NOUNS,
-    RELATION_PHRASES,
-    SMALL_PUSH,
-    STACK_VERBS,
-    TYPE_WORDS,
-    UNITS,
-    UNSUPPORTED_VERBS,
-)
+from claw.planner.reference import named_region, parse_reference, parse_references, parse_region
+from claw.planner.vocabulary import DEFAULT_PUSH, SMALL_PUSH
 
-_CLAUSE_SPLIT = re.compile(
-    r"\s*(?:(?:[;:!?]|\.(?!\d))+|,?\s+(?:and\s+)?then\s+|,?\s+(?:and\s+)?after\s+that,?\s+|"
-    r",?\s+(?:and\s+)?afterwards,?\s+)\s*"
-)
-# Weak separators: a comma or "and", a new clause only where a verb follows or both sides say where.
-_WEAK_SPLIT = re.compile(r"(\s*,\s*(?:and\s+)?|\s+and\s+)")
-# Words that order clauses ("first", "then", "finally") and politeness carry no request.
-_SEQUENCE_WORDS = re.compile(
-    r"^(?:(?:first(?:ly)?|then|and|also|next(?!\s+to\b)|after\s+that|afterwards|finally|"
-    r"lastly|last|second(?:ly)?|third(?:ly)?|now|ok(?:ay)?|so),?\s+)+"
-)
-_POLITE = re.compile(r"\b(?:please|pls|thanks|thank\s+you|thx)\b[,!.]?")
+__all__ = ["DEFAULT_PUSH", "SMALL_PUSH", "normalise", "parse_clause", "parse_instruction",
+           "split_clauses"]  # fmt: skip
+
+_CLASSES = ("tower", "unstack", "v_unsupported", "v_push", "v_pick", "v_stack", "v_place")
+_WAY_ORDER = {phrase: k for k, phrase in enumerate(WAYS)}
+_METRIC = {unit for unit in vocab.UNITS if unit.startswith(("c", "m"))}  # "5 cm" is a distance
 _ARTICLES = {"the", "a", "an", "that", "this", "those", "these", "its", "of"}
-_FILLER = re.compile(
-    r"^(?:please\s+|(?:would|do)\s+you\s+mind\s+|can you\s+|could you\s+|would you\s+|"
-    r"i want you to\s+|go and\s+|go\s+|now\s+|keep\s+(?=\w+ing\b)|"
-    r"kindly\s+|robot,?\s+|claw,?\s+|i(?:'d|\s+would)\s+like\s+you\s+to\s+|you\s+should\s+|"
-    r"let's\s+|lets\s+|go\s+ahead\s+and\s+|try\s+to\s+|"
-    r"i\s+need\s+you\s+to\s+|you\s+can\s+|just\s+)+"
-)
-# "build a tower of/with ...", "make a pile from ..." mean "stack ..."
-_TOWER = re.compile(
-    r"^(?:build|make|create|form|construct|assemble)\s+(?:a|an|one)?\s*(?:\w+\s+)?"
-    r"(?:tower|stack|pile)\s+(?:out\s+of|of|with|from|using)\s+"
-)
-# "on top of each other", "into a tower": a stack without a named base
-_EACH_OTHER = re.compile(
-    r"\s+(?:on\s+(?:top\s+of\s+)?|onto\s+)(?:each\s+other|one\s+another)\b|"
-    r"\s+(?:in|into)\s+(?:a|one)\s+(?:single\s+)?(?:tower|stack|pile)\b"
-)
-
-# Where in the tower being built: "with the red block at the bottom", "the blue one on top"
-_TOWER_LEVEL = re.compile(r"\s+(?:at|on|as)\s+(?:the\s+)?(?P<end>bottom|base|top)$")
-# "put the blue objects together", "gather them into one group": all in one place
-_TOGETHER = re.compile(
-    r"\s+(?:together|(?:in|into)\s+(?:one|a|a\s+single)\s+(?:group|place|spot|pile))$"
-)
-# "gather the blue things into one group by putting the blue block in the blue bowl": the means
-# says what to do
-_BY_MEANS = re.compile(r"^.+?\s+by\s+(?=\w+ing\b)")
-
-# "unstack the tower", "take the tower apart": every block resting on another goes to the table
-_UNSTACK = re.compile(r"^(?:unstack|destack|dismantle|disassemble|take\s+apart)\b")
-_TOWER_NOUN = re.compile(
-    r"^(?:the\s+|all\s+(?:the\s+)?|every\s+|each\s+|both\s+(?:the\s+)?)?"
-    r"(?:whole\s+|entire\s+)?(?:tower|stack|pile)s?(?:\s+apart)?$"
-)
-# "take the blocks off the red block": the target is what they rest on
-_OFF = re.compile(r"\s+off\s+(?:of\s+)?(?:the\s+top\s+of\s+)?(?=\S)")
-# "put every block (back) on the table": down from wherever they are stacked
-_ON_TABLE = re.compile(r"^(.+?)\s+(?:back\s+)?(?:down\s+)?(?:on|onto|on\s+to)\s+the\s+table$")
-
-
-@dataclass
-class Request:
-    """One clause read from an instruction."""
-
-    action: str  # place | stack | pick | push | unstack | note (says what "it" is)
-    objects: list[Reference] = field(default_factory=list)
-    relation: str | None = None
-    target: Reference | None = None
-    region: str | None = None
-    region_ref: RegionReference | None = None  # "the corner farthest from the purple bowl"
-    levels: list[str | None] | None = None  # stack: each object's "bottom" / "top", if said
-    direction: str | None = None
-    distance: float | None = None
-    text: str = ""
+_POLITE = re.compile(r"\b(?:please|pls|thanks|thank\s+you|thx)\b[,!.]?")
 
 
 def normalise(instruction: str) -> str:
@@ -129,101 +64,8 @@ def normalise(instruction: str) -> str:
     return " ".join(text.split())
 
 
-def _verb_at(text: str) -> str | None:
-    """The verb a clause starts with (after filler words), if it starts with one."""
-    text = _strip_filler(text)
-    if _TOWER.match(text):
-        return "stack"
-    if _UNSTACK.match(text):
-        return "unstack"
-    for verb in (*UNSUPPORTED_VERBS, *PUSH_VERBS, *PICK_VERBS, *STACK_VERBS, *PLACE_VERBS, "sort"):
-        if re.match(rf"{re.escape(verb)}\b", text):
-            return verb
-    return None
-
-
-def _says_where(clause: str) -> bool:
-    """True when ``clause`` reads as a full request with a place or direction."""
-    try:
-        request = parse_clause(clause, elide=False)
-    except ClawError:
-        return False
-    return request.relation is not None or request.direction is not None
-
-
-def split_clauses(text: str) -> list[str]:
-    """Clauses joined by full stops, "then", or a comma or "and" that starts a new request.
-
-    A comma or "and" separates clauses where a verb follows ("pick up the red block and put it
-    ..."), or where both sides say where ("put the red block in the red box, the blue block in
-    the blue box"); elsewhere it joins a list of objects ("the red, green and blue blocks").
-    A clause without its own verb is given the previous clause's verb.
-    """
-    clauses: list[str] = []
-    verb: str | None = None
-
-    def with_verb(piece: str) -> str:
-        return piece if _verb_at(piece) or verb is None else f"{verb} {piece}"
-
-    for part in _CLAUSE_SPLIT.split(text):
-        part = _SEQUENCE_WORDS.sub("", part.strip(" ,")).strip()
-        if not part:
-            continue
-        pieces = _WEAK_SPLIT.split(part)
-        current = with_verb(pieces[0])
-        verb = _verb_at(current) or verb
-        for sep, piece in zip(pieces[1::2], pieces[2::2], strict=True):
-            piece = _SEQUENCE_WORDS.sub("", piece.strip()).strip()
-            if not piece:
-                continue
-            if _verb_at(piece) or (_says_where(current) and _says_where(with_verb(piece))):
-                if _strip_filler(current) != _verb_at(current):  # "grasp and lift X": one clause
-                    clauses.append(current)
-                current = with_verb(piece)
-                verb = _verb_at(current) or verb
-            else:
-                current = f"{current}{sep}{piece}"
-        clauses.append(current)
-    return clauses
-
-
-# "would you mind putting ...": the verb's -ing form
-_GERUNDS = {"putting": "put", "placing": "place", "moving": "move", "setting": "set",
-            "dropping": "drop", "sticking": "stick", "stacking": "stack", "picking": "pick",
-            "grabbing": "grab", "lifting": "lift", "taking": "take", "pushing": "push",
-            "sliding": "slide", "nudging": "nudge", "shoving": "shove", "building": "build",
-            "making": "make", "pulling": "pull", "holding": "hold", "keeping": "keep",
-            "raising": "raise", "grasping": "grasp"}  # fmt: skip
-
-
-def _strip_filler(clause: str) -> str:
-    text = _FILLER.sub("", clause).strip()
-    means = _BY_MEANS.match(text)
-    if means and text[means.end() :].split(" ", 1)[0] in _GERUNDS:
-        text = text[means.end() :]
-    first, _, rest = text.partition(" ")
-    return f"{_GERUNDS[first]} {rest}".strip() if first in _GERUNDS else text
-
-
-def _find_relation(rest: str) -> tuple[str, str, str] | None:
-    """(objects text, relation, target text): the first relation phrase in ``rest`` whose two
-    sides read — the objects as noun phrases (or nothing), the target as a noun phrase or a
-    place on the table. "the block closest to the red bowl in the green box" splits at "in"."""
-    found: list[tuple[int, int, str]] = []
-    for phrase, relation in RELATION_PHRASES:
-        for match in re.finditer(rf"(?:^|\s){re.escape(phrase)}(?:\s|$)", rest):
-            found.append((match.start(), -(match.end() - match.start()), relation))
-    first: tuple[str, str, str] | None = None
-    for start, length, relation in sorted(found):
-        end = start - length
-        split = rest[:start].strip(), relation, rest[end:].strip()
-        first = first or split
-        if _reads_as_objects(split[0]) and _names_place(split[2]):
-            return split
-    return first
-
-
 def _reads_as_objects(text: str) -> bool:
+    """True when ``text`` is empty or reads as noun phrases."""
     if not text:
         return True
     try:
@@ -241,7 +83,7 @@ def _region_of(text: str) -> str | None:
 
 def _names_place(target: str) -> bool:
     """True when ``target`` names objects or a table region ("the blue box", "the far side")."""
-    nouns = {"side", "corner", "center", "middle", "table", *REGION_NOUNS}
+    nouns = {"side", "corner", "center", "middle", "table", *vocab.REGION_NOUNS}
     if _region_of(target) and nouns & set(target.split()):  # not a bare "the right"
         return True
     region = parse_region(target)
@@ -254,168 +96,242 @@ def _names_place(target: str) -> bool:
     return True
 
 
-def _parse_distance(text: str) -> tuple[float | None, str]:
-    match = re.search(
-        r"(\d+(?:\.\d+)?|" + "|".join(NUMBER_WORDS) + r")\s+(" + "|".join(UNITS) + r")\b", text
-    )
-    if match:
-        raw = match.group(1)
-        value = float(raw) if raw[0].isdigit() else float(NUMBER_WORDS[raw])
-        return value * UNITS[match.group(2)], (text[: match.start()] + text[match.end() :]).strip()
-    small = re.search(r"\b(?:a (?:little )?bit|slightly|a little|a touch)\b", text)
-    if small:
-        return SMALL_PUSH, (text[: small.start()] + text[small.end() :]).strip()
-    return None, text
+def _strip_filler(clause: str) -> str:
+    """``clause`` without its filler and a means' lead-in, its -ing verb made plain."""
+    text = text_of(parse_first("head", clause), "rest")  # type: ignore[arg-type]
+    means = parse_first("means", text)
+    if means is not None and text_of(means, "rest").split(" ", 1)[0] in vocab.GERUNDS:
+        text = text_of(means, "rest")  # "... by putting the blue block in the bowl"
+    first, _, rest = text.partition(" ")
+    return f"{vocab.GERUNDS[first]} {rest}".strip() if first in vocab.GERUNDS else text
+
+
+def _verb_phrase(text: str) -> tuple[str, str, str] | None:
+    """(verb class, verb, rest) of a clause that starts with a verb; the first class wins."""
+    best: tuple[int, str, str, str] | None = None
+    for tree, words in parse_all("verb_phrase", text):
+        verb = tree.children[0].children[0]
+        rank = _CLASSES.index(verb.data)
+        if best is None or rank < best[0]:
+            best = rank, verb.data, words.slice(*span(verb)), text_of((tree, words), 1)
+    return None if best is None else best[1:]
+
+
+def _verb_at(text: str) -> str | None:
+    """The verb a clause starts with (after filler words), if it starts with one."""
+    found = _verb_phrase(_strip_filler(text))
+    if found is None:
+        return None
+    return {"tower": "stack", "unstack": "unstack"}.get(found[0], found[1])
+
+
+def _says_where(clause: str) -> bool:
+    """True when ``clause`` reads as a full request with a place or direction."""
+    try:
+        request = parse_clause(clause, elide=False)
+    except ClawError:
+        return False
+    return request.relation is not None or request.direction is not None
+
+
+def split_clauses(text: str) -> list[str]:
+    """Clauses between strong separators, and at a comma or "and" that starts a new request:
+    where a verb follows or both sides say where. A clause without a verb takes the last one's."""
+    clauses: list[str] = []
+    verb: str | None = None
+
+    def with_verb(piece: str) -> str:
+        return piece if _verb_at(piece) or verb is None else f"{verb} {piece}"
+
+    tree, words = parse_first("instruction", text)  # type: ignore[misc]
+    for part in (c for c in tree.children if isinstance(c, Tree) and c.data == "part"):
+        parse = parse_first("pieces", words.slice(*span(part)).strip(" ,"))
+        if parse is None:
+            continue
+        nodes = [c for c in parse[0].children if isinstance(c, Tree) and c.data != "seq"]
+        current = with_verb(parse[1].slice(*span(nodes[0])))
+        verb = _verb_at(current) or verb
+        for before, weak, node in zip(nodes[:-1:2], nodes[1::2], nodes[2::2], strict=True):
+            sep = parse[1].text[parse[1].ends[span(before)[1] - 1] : parse[1].starts[span(weak)[1]]]
+            piece = parse[1].slice(*span(node))
+            if _verb_at(piece) or (_says_where(current) and _says_where(with_verb(piece))):
+                if _strip_filler(current) != _verb_at(current):  # "grasp and lift X": one clause
+                    clauses.append(current)
+                current = with_verb(piece)
+                verb = _verb_at(current) or verb
+            else:
+                current = f"{current}{sep}{piece}"
+        clauses.append(current)
+    return clauses
 
 
 def parse_clause(clause: str, elide: bool = True) -> Request:
     """One verb phrase to a ``Request``; with ``elide``, "put X Y" reads as "put X to Y"."""
     text = _strip_filler(clause)
-    tower = _TOWER.match(text)
-    if tower:  # "build a tower of the red, green and blue blocks"
-        text = "stack " + text[tower.end() :]
-    unstack = _UNSTACK.match(text)
-    if unstack:
-        return _parse_unstack(text[unstack.end() :].strip(), clause)
-    apart = re.match(r"take\s+(.+?)\s+apart$", text)
-    if apart:  # "take the tower apart"
-        return _parse_unstack(apart.group(1), clause)
-    off = _OFF.search(text)
-    if off and re.match(r"(?:take|get|lift|move|put|pick|grab|remove)\b", text):
-        words = re.sub(r"^\S+\s+", "", text[: off.start()])
-        words = re.sub(r"^(?:up|down)\s+|\s+(?:up|down)$", "", words)
-        return _parse_unstack(words, clause, target=text[off.end() :])
-    for verb in UNSUPPORTED_VERBS:
-        if re.match(rf"{re.escape(verb)}\b", text):
-            rest = text[len(verb) :].strip()
-            if verb == "sort" and _find_relation(rest) is not None:  # "sort the blocks into ..."
-                return _parse_place(rest, clause, "place")
-            raise UnsupportedError(
-                f"{verb!r} is not something the claw can do; it can pick, place, stack and push"
-            )
-    for verb in PUSH_VERBS:
-        if re.match(rf"{verb}\b", text):
-            return _parse_push(text[len(verb) :].strip(), clause)
-    for verb in PICK_VERBS:
-        if re.match(rf"{verb}\b", text):
-            rest = re.sub(r"^up\b", "", text[len(verb) :].strip()).strip()
-            rest = re.sub(r"\s+up$", "", rest)
-            if not _reads_as_objects(rest) and _find_relation(rest) is not None:
-                return _parse_place(rest, clause, "place")  # "take the red block to the box"
-            return Request("pick", objects=parse_references(rest), text=clause)
-    for verb in STACK_VERBS:
-        if re.match(rf"{verb}\b", text):
-            return _parse_place(text[len(verb) :].strip(), clause, "stack")
-    for verb in PLACE_VERBS:
-        if re.match(rf"{verb}\b", text):
-            return _parse_place(text[len(verb) :].strip(), clause, "place", elide)
-    raise UnparseableError(
-        f"cannot read {clause!r}: start with put, place, move, stack, pick up or push"
-    )
-
-
-_RELATION_WORDS = "|".join(
-    re.escape(p) for p, _ in sorted(RELATION_PHRASES, key=lambda pr: -len(pr[0]))
-)
-_ADVERB = re.compile(  # "right next to" (but "the right into the box" is a side)
-    r"(?<!the )\b(?:right|directly|just|immediately|exactly|anywhere|somewhere|over|neatly|"
-    r"carefully|gently)\s+(?=(?:" + _RELATION_WORDS + r")\b)"
-)
-_DISTANCE = re.compile(r"\b\d+(?:\.\d+)?\s+(?:cm|mm|m|centimet(?:er|re)s?|met(?:er|re)s?)\b")
-_SIDES = {"left": "left_of", "right": "right_of", "front": "in_front_of", "back": "behind",
-          "rear": "behind"}  # fmt: skip
-_SIDE_OF = re.compile(
-    r"^(?:the\s+)?(left|right|front|back|rear)\s+(?:side\s+)?of\s+(?!(?:the\s+)?table\b)(.+)$"
-)
+    found = _verb_phrase(text)
+    if found is not None and found[0] == "tower":  # "build a tower of the red and blue blocks"
+        found = _verb_phrase(text := f"stack {found[2]}")
+    if found is not None and found[0] == "unstack":
+        return _parse_unstack(found[2], clause)
+    apart = parse_first("take_apart", text)
+    if apart is not None:  # "take the tower apart"
+        return _parse_unstack(text_of(apart, "span"), clause)
+    off = parse_first("off", text)
+    if off is not None:  # "take the blocks off the red block"
+        return _parse_unstack(text_of(off, "span"), clause, target=text_of(off, -1))
+    if found is None:
+        raise UnparseableError(
+            f"cannot read {clause!r}: start with put, place, move, stack, pick up or push"
+        )
+    kind, verb, rest = found
+    if kind == "v_unsupported":
+        if verb == "sort" and _find_relation(rest) is not None:  # "sort the blocks into ..."
+            return _parse_place(rest, clause, "place")
+        raise UnsupportedError(
+            f"{verb!r} is not something the claw can do; it can pick, place, stack and push"
+        )
+    if kind == "v_push":
+        return _parse_push(rest, clause)
+    if kind == "v_pick":  # "pick (up) the red block (up)"
+        words = tokens(rest)
+        start = int(words.words[:1] == ("up",))
+        end = len(words.words) - (len(words.words) > start and words.words[-1] == "up")
+        rest = words.slice(start, end)
+        if not _reads_as_objects(rest) and _find_relation(rest) is not None:
+            return _parse_place(rest, clause, "place")  # "take the red block to the box"
+        return Request(action="pick", objects=parse_references(rest), text=clause)
+    if kind == "v_stack":
+        return _parse_place(rest, clause, "stack")
+    return _parse_place(rest, clause, "place", elide)
 
 
 def _parse_unstack(rest: str, clause: str, target: str | None = None) -> Request:
     """Blocks to take off whatever they rest on: "the tower", "the blocks", "it"."""
-    rest = re.sub(r"\s+apart$", "", rest.strip())
-    if not rest or _TOWER_NOUN.match(rest):
+    words = tokens(rest.strip())
+    rest = words.slice(0, len(words.words) - (words.words[-1:] == ("apart",)))
+    if not rest or parse_first("tower_noun", rest):
         objects = [Reference(quantity="all", type="block", text=rest or "the blocks")]
     else:
         objects = parse_references(rest)
-    return Request("unstack", objects=objects, target=parse_reference(target) if target else None,
-                   text=clause)  # fmt: skip
+    return Request(
+        action="unstack",
+        objects=objects,
+        target=parse_reference(target) if target else None,
+        text=clause,
+    )
+
+
+def _find_relation(rest: str) -> tuple[str, str, str] | None:
+    """(objects, relation, target): of the parses OBJECTS RELATION TARGET, earliest relation
+    first (the longest where two start together), the first whose objects read and whose target
+    names a place, else the first."""
+    splits = []
+    for tree, words in parse_all("placement", rest):
+        i, j = span(tree.children[1])
+        relation = RELATIONS[" ".join(words.words[i:j])]
+        splits.append(
+            ((i, i - j), (text_of((tree, words), 0), relation, text_of((tree, words), 2)))
+        )
+    for _, split in sorted(splits):
+        if _reads_as_objects(split[0]) and _names_place(split[2]):
+            return split
+    return min(splits)[1] if splits else None
+
+
+def _elided_relation(rest: str) -> tuple[str, str, str] | None:
+    """(objects, "at", target): of the parses NOUN-PHRASE ARTICLE..., the first whose sides read
+    ("put the yellow one the green thing")."""
+    for tree, words in parse_all("elided", rest):
+        i = span(tree.children[0])[1]
+        objects, target = (
+            " ".join(words.slice(*r).split()) for r in ((0, i), (i, len(words.words)))
+        )
+        if _reads_as_objects(objects) and _names_place(target):
+            return objects, "at", target
+    return None
 
 
 def _parse_place(rest: str, clause: str, action: str, elide: bool = False) -> Request:
-    together = _TOGETHER.search(rest)
+    """OBJECTS [RELATION TARGET] and the constructions around it, to a place or a stack."""
+    together = parse_first("together", rest)
     if together and action == "place":  # "group the blue objects together": in one place
-        return Request("place", objects=parse_references(rest[: together.start()]),
-                       relation="together", text=clause)  # fmt: skip
-    if action == "stack" and _TOWER_LEVEL.search(rest):
-        # "a tower with the red block at the bottom, then the green block, …"
-        objects, levels = [], []
-        for part in (p for p in re.split(r"\s*(?:,|\band\b)\s*", rest) if p):
-            level = _TOWER_LEVEL.search(part)
-            named = parse_references(part[: level.start()] if level else part)
+        return Request(
+            action="place",
+            objects=parse_references(text_of(together, "span")),
+            relation="together",
+            text=clause,
+        )
+    levels = parse_first("levels", rest) if action == "stack" else None
+    if levels is not None and child(levels[0].children[-1], "level") is not None:
+        objects, ends = [], []  # "a tower with the red block at the bottom, then the green one"
+        for part in (c for c in levels[0].children if isinstance(c, Tree)):
+            level = child(part, "level")
+            named = parse_references(text_of((part, levels[1]), "span"))
             objects += named
-            levels += [level["end"] if level else None] * len(named)
-        return Request("stack", objects=objects, levels=levels, text=clause)
-    each_other = _EACH_OTHER.search(" " + rest)
+            ends += [levels[1].words[span(level)[1] - 1] if level else None] * len(named)
+        return Request(action="stack", objects=objects, levels=ends, text=clause)
+    each_other = parse_first("each_other", rest)
     if each_other:  # "put the blocks on top of each other": a stack
-        action, rest = "stack", (" " + rest)[: each_other.start()].strip()
-    if re.search(r"\bbetween\b", rest):
+        action, rest = "stack", text_of(each_other, "span")
+    if "between" in tokens(rest).words:
         raise UnsupportedError(
             f"no skill places an object between two others ({clause!r}); "
             "say next to, left of, right of, behind or in front of one of them"
         )
-    on_table = _ON_TABLE.match(rest)
+    on_table = parse_first("on_table", rest)
     if on_table and action == "place":  # "put every block on the table": unstack them
-        return _parse_unstack(on_table.group(1), clause)
-    if re.search(r"(?:\bdown|\b(?:on|onto|to)\s+the\s+table|\baside)$", rest):
+        return _parse_unstack(text_of(on_table, "span"), clause)
+    if parse_first("unnamed_spot", rest):
         raise UnsupportedError(
             f"no skill puts an object down at an unnamed spot ({clause!r}); name a table region "
             "(the center, the left side, the far right corner, ...) or an object to put it next to"
         )
-    # "move the red block so (that) it is behind ...", "... so they end up in ..."
-    rest = re.sub(
-        r"\s+so(?:\s+that)?\s+(?:it|they|each(?:\s+one)?)(?:\s+(?:is|are|ends?\s+up|sits?|lies|"
-        r"lie|stands?))?\b",
-        "",
-        rest,
-    )
-    rest = re.sub(r"\s+(?:up|down)\b(?=\s|$)", "", " " + rest).strip()
+    rest = without(rest, "filler_words", {"so_that", "updown"})  # "so that it is", "up"
+    slight = parse_first("slight", rest)
     if action == "place" and (
         _find_relation(rest) is None
-        or re.search(r"\d|\b(?:a (?:little )?bit|slightly|a little)\b", rest)
+        or any(c.isdigit() for c in rest)
+        or (slight and slight[1].slice(*span(slight[0], inner=True)) != "a touch")
     ):
         try:  # "move the red block 5 cm to the right": along the table, a push
             return _parse_push(rest, clause, allow_place=False)
         except UnparseableError:
             pass
-    _, rest = _parse_distance(rest) if _DISTANCE.search(rest) else (None, rest)
-    rest = _ADVERB.sub("", rest)  # "right next to", "directly behind", "over by"
+    if any(NUMBER.fullmatch(a) and b in _METRIC for a, b in pairwise(tokens(rest).words)):
+        _, rest = _parse_distance(rest)
+    rest = without(rest, "adverbs", {"adverb"})  # "right next to", "directly behind"
     found = _find_relation(rest)
-    under = re.search(r"\b(?:under|underneath|beneath|below)\b", rest)
-    if under and (found is None or under.start() >= len(found[0])):  # not "the block under X"
-        raise UnsupportedError(
+    under = parse_first("under", rest)
+    if under and (found is None or span(under[0].children[1])[0] >= len(tokens(found[0]).words)):
+        raise UnsupportedError(  # "put it under the box", but not "put the block under X ..."
             f"no skill puts an object under another ({clause!r}); put the other one on it instead"
         )
-    if found is not None and found[1] in ("at", "on", "in"):
-        side = _SIDE_OF.match(found[2])  # "at the left of the blue box": left of it
-        if side:
-            found = (found[0], _SIDES[side.group(1)], side.group(2))
+    side = parse_first("side_of", found[2]) if found and found[1] in ("at", "on", "in") else None
+    target = tokens(text_of(side, "span")).words if side else ()
+    if side and target[:1] != ("table",) and target[:2] != ("the", "table"):  # not "of the table"
+        word = side[1].words[span(child(side[0], "side"))[0]]  # "at the left of the box"
+        found = (found[0], vocab.SIDE_RELATIONS[word], text_of(side, "span"))  # type: ignore[index]
     if found is None and elide:  # "put the yellow one the green thing" (sic)
         found = _elided_relation(rest)
     if found is None:
         if action == "stack":
-            return Request("stack", objects=parse_references(rest), text=clause)
+            return Request(action="stack", objects=parse_references(rest), text=clause)
         raise UnparseableError(f"cannot read where to put things in {clause!r}")
     objects_text, relation, target_text = found
     if action == "stack" and relation in ("at", "in"):
         relation = relation if relation == "in" else "on"
     objects = parse_references(objects_text) if objects_text else [Reference(quantity="pronoun")]
-    region = _region_of(target_text) if relation in ("at", "in", "on", "next_to") else None
-    if region is not None:
-        return Request("place" if action != "stack" else "stack", objects=objects, relation="at",
-                       region=region, text=clause)  # fmt: skip
-    region_ref = parse_region(target_text) if relation in ("at", "in", "on", "next_to") else None
-    if region_ref is not None:  # "in the corner farthest from the purple bowl"
-        return Request("place" if action != "stack" else "stack", objects=objects, relation="at",
-                       region_ref=region_ref, text=clause)  # fmt: skip
+    if relation in ("at", "in", "on", "next_to"):
+        region = _region_of(target_text)
+        if region is not None:
+            return Request(
+                action=action, objects=objects, relation="at", region=region, text=clause
+            )
+        region_ref = parse_region(target_text)
+        if region_ref is not None:  # "in the corner farthest from the purple bowl"
+            return Request(
+                action=action, objects=objects, relation="at", region_ref=region_ref, text=clause
+            )
     if relation == "at":  # "move the block to the bowl": into a container, else next to it
         if target_text.startswith(("the", "a ")):
             kind = parse_reference(target_text).type
@@ -424,48 +340,54 @@ def _parse_place(rest: str, clause: str, action: str, elide: bool = False) -> Re
             raise UnparseableError(f"cannot read {target_text!r} as a place on the table")
     if action == "stack":
         relation = "on"
-    return Request(action, objects=objects, relation=relation, target=parse_reference(target_text),
-                   text=clause)  # fmt: skip
+    return Request(
+        action=action,
+        objects=objects,
+        relation=relation,
+        target=parse_reference(target_text),
+        text=clause,
+    )
 
 
-def _elided_relation(rest: str) -> tuple[str, str, str] | None:
-    """(objects, "at", target) when ``rest`` is two noun phrases with no preposition between
-    them: the target then reads as after "to" (into a box, else next to it)."""
-    words = rest.split()
-    for i, word in enumerate(words[1:], start=1):
-        objects, target = " ".join(words[:i]), " ".join(words[i:])
-        if word in ("the", "a", "an") and _reads_as_objects(objects) and _names_place(target):
-            return objects, "at", target
-    return None
+def _parse_distance(text: str) -> tuple[float | None, str]:
+    """How far ("5 cm", "two inches", else "a bit"), and ``text`` without it."""
+    parse = parse_first("measure", text) or parse_first("slight", text)
+    if parse is None:
+        return None, text
+    (tree, words), (i, j) = parse, span(parse[0], inner=True)
+    remaining = (text[: words.starts[i]] + text[words.ends[j - 1] :]).strip()
+    if tree.data == "slight":
+        return vocab.SMALL_PUSH, remaining
+    number, unit = words.words[i], words.words[j - 1]
+    value = float(number) if number[0].isdigit() else float(vocab.NUMBER_WORDS[number])
+    return value * vocab.UNITS[unit], remaining
 
 
 def _parse_push(rest: str, clause: str, allow_place: bool = True) -> Request:
+    """OBJECTS [DISTANCE] DIRECTION [DISTANCE] to a push; with a place named, a place."""
     found = _find_relation(rest) if allow_place else None
     if found is not None and found[0] and _names_place(found[2]):
-        # "slide the red block next to the blue box", "slide it to the far left corner":
-        # a place, by whatever skill gets it there
-        return _parse_place(rest, clause, "place")
+        return _parse_place(rest, clause, "place")  # "slide the red block next to the blue box"
     distance, rest = _parse_distance(rest)
-    direction = None
-    for phrase, name in DIRECTION_WORDS:
-        match = re.search(
-            rf"(?:^|\s)(?:to\s+the\s+|towards\s+the\s+|toward\s+the\s+)?{re.escape(phrase)}(?:\s|$)",
-            rest,
-        )
-        if match:
-            direction = name
-            rest = (rest[: match.start()] + " " + rest[match.end() :]).strip()
-            break
-    if direction is None:
+    ways = []  # the direction earliest in the vocabulary's order, then earliest in the clause
+    for tree, words in parse_all("direction", rest):
+        i, j = span(tree, inner=True)
+        phrase = " ".join(words.words[i:j])
+        phrase = phrase if phrase in WAYS else phrase.split(" ", 2)[-1]  # "towards the left"
+        ways.append((_WAY_ORDER[phrase], i, j, WAYS[phrase], words))
+    if not ways:
         raise UnparseableError(
             f"cannot read which way to push in {clause!r}: say left, right, forward or back"
         )
+    _, i, j, direction, words = min(ways, key=lambda way: way[:2])
+    rest = (rest[: words.starts[i]] + " " + rest[words.ends[j - 1] :]).strip()
     distance, rest = (distance, rest) if distance is not None else _parse_distance(rest)
-    rest = re.sub(r"\b(?:by|about|around|roughly|some|over)\b", " ", rest)
-    rest = " ".join(rest.split())
+    rest = " ".join(without(rest, "push_words", {"push_word"}).split())  # "by about"
     objects = parse_references(rest) if rest else [Reference(quantity="pronoun")]
-    distance = distance if distance is not None else DEFAULT_PUSH
-    return Request("push", objects=objects, direction=direction, distance=distance, text=clause)
+    distance = distance if distance is not None else vocab.DEFAULT_PUSH
+    return Request(
+        action="push", objects=objects, direction=direction, distance=distance, text=clause
+    )
 
 
 def parse_instruction(instruction: str) -> list[Request]:
@@ -480,10 +402,9 @@ def parse_instruction(instruction: str) -> list[Request]:
         raise UnparseableError(
             "the instruction is empty; say what to do, e.g. 'put the red block in the blue box'"
         )
-    text = _distribute(text)
     requests: list[Request] = []
     names: dict[str, str] = {}  # new words the instruction defines ("this is a dax red block")
-    for clause in split_clauses(text):
+    for clause in split_clauses(_distribute(text)):
         defined = _definitions(clause)
         if defined:
             names.update(defined)
@@ -492,8 +413,14 @@ def parse_instruction(instruction: str) -> list[Request]:
         if told is not None:  # "the purple block is hidden under the orange block": context
             requests.append(told)
             continue
-        for word, meaning in names.items():
-            clause = re.sub(rf"\b(?:a|an|the|that|this)\s+{word}\b", meaning, clause)
+        for word, meaning in names.items():  # "put a dax in the box": the defined noun phrase
+            words = tokens(clause)
+            for i in reversed(range(len(words.words) - 1)):
+                if (
+                    words.words[i] in ("a", "an", "the", "that", "this")
+                    and words.words[i + 1] == word
+                ):
+                    clause = clause[: words.starts[i]] + meaning + clause[words.ends[i + 1] :]
         requests.append(parse_clause(clause))
     if all(r.action == "note" for r in requests):
         what = "defines words" if not requests else "says where things are"
@@ -501,80 +428,59 @@ def parse_instruction(instruction: str) -> list[Request]:
     return requests
 
 
-# "for each color that has an even number of blocks, put those blocks in the zone of that
-# color": the quantifier names the set the clause's "those blocks" / "them" refers to.
-_FOR_EACH_COLOR = re.compile(
-    r"^for\s+(?:each|every|any)\s+colou?r\s+(?:(?:that|which)\s+(?:has|have)|with)\s+(?:an?\s+)?"
-    r"(?P<parity>even|odd)\s+number\s+of\s+(?P<noun>\w+)\s*,?\s+(?P<clause>.+)$"
-)
-_ANAPHOR = r"\b(?:those|these|the|its|their)\s+{noun}\b|\b(?:them|those|these)\b"
-
-
 def _distribute(text: str) -> str:
-    """The clause of a fronted "for each colour that has an even number of blocks, …", its
-    "those blocks" (or "them") written out as "the blocks whose colour appears an even number of
+    """The clause of a fronted "for each colour that has an even number of blocks, ...", its
+    "those blocks" (or "them") written out as "the blocks whose color appears an even number of
     times"."""
-    match = _FOR_EACH_COLOR.match(text)
-    if match is None:
+    parse = parse_first("for_each", text)
+    if parse is None or text[parse[1].starts[span(parse[0].children[-1])[0]] - 1] != " ":
         return text
-    noun = match["noun"]
-    named = f"the {noun} whose color appears an {match['parity']} number of times"
-    clause, count = re.subn(_ANAPHOR.format(noun=re.escape(noun)), named, match["clause"], count=1)
-    return clause if count else text
-
-
-# A new word for an object of the scene: "this is a dax red block", "a blicket is the blue
-# block", "call the cyan block a dax" (VIMA-Bench's novel nouns); only words the lexicon lacks.
-_DEFINE = (
-    re.compile(r"^(?:this|that|it|here)\s+is\s+(?:a|an|the)\s+(?P<word>[a-z]+)\s+(?P<np>.+)$"),
-    re.compile(r"^(?:a|an|the)\s+(?P<word>[a-z]+)\s+is\s+(?P<np>.+)$"),
-    re.compile(r"^call\s+(?P<np>.+?)\s+(?:a|an)\s+(?P<word>[a-z]+)$"),
-)
+    noun = next(t for t in parse[0].children if isinstance(t, Token) and t.type == "WORD")
+    named = f"the {noun} whose color appears an {text_of(parse, 'parity')} number of times"
+    clause = tokens(text_of(parse, -1))
+    for i, word in enumerate(clause.words):  # the first "those blocks", "them", "these"
+        size = (
+            2
+            if word in ("those", "these", "the", "its", "their")
+            and clause.words[i + 1 : i + 2] == (noun,)
+            else 1
+        )
+        if size == 2 or word in ("them", "those", "these"):
+            return (
+                clause.text[: clause.starts[i]] + named + clause.text[clause.ends[i + size - 1] :]
+            )
+    return text
 
 
 def _definitions(clause: str) -> dict[str, str]:
     """The words ``clause`` defines (word -> its noun phrase), or none when it is no definition."""
-    clause = _strip_filler(clause)
-    parts = re.split(r"\s+and\s+(?=(?:a|an|the)\s+[a-z]+\s+is\s|(?:the|a|an)\s)", clause)
-    if clause.startswith("call "):
-        parts = [parts[0], *(f"call {p}" for p in parts[1:])]
+    parse = parse_first("definition", _strip_filler(clause))
     found: dict[str, str] = {}
-    for part in parts:
-        match = next((m for m in (d.match(part) for d in _DEFINE) if m), None)
-        if match is None or _known_word(match["word"]):
+    for part in (c for c in parse[0].children if isinstance(c, Tree)) if parse else []:
+        part = child(part, "call_more") or part
+        word = next(t for t in part.children if isinstance(t, Token) and t.type == "WORD")
+        lexicon = (vocab.COLOR_WORDS, vocab.TYPE_WORDS, _ARTICLES)
+        if not word.isalpha() or any(word in w for w in lexicon) or _verb_at(word):
             return {}
-        np = re.sub(r"^(?:a|an|the)\s+", "", match["np"].strip())
+        words = tokens(text_of((part, parse[1]), "span"))  # type: ignore[index]
+        np = "the " + words.slice(int(words.words[0] in ("a", "an", "the")), len(words.words))
         try:
-            parse_reference(f"the {np}")
+            parse_reference(np)
         except UnparseableError:
             return {}
-        found[match["word"]] = f"the {np}"
+        found[str(word)] = np
     return found
-
-
-_STATEMENT = re.compile(r"^(?P<np>.+?)\s+(?:is|are)\s+(?P<where>.+)$")
 
 
 def _statement(clause: str) -> Request | None:
     """A clause that says where something is, with no verb ("the purple block is hidden under
     the orange block"): it asks for nothing but names what "it" means next."""
-    match = _STATEMENT.match(clause)
-    if match is None or _verb_at(clause) is not None:
+    parse = parse_first("statement", clause)
+    if parse is None or _verb_at(clause) is not None:
         return None
     try:
-        objects = parse_references(match["np"])
-        parse_reference(f"the object that is {match['where']}")  # a place it is said to be
+        objects = parse_references(text_of(parse, 0))
+        parse_reference(f"the object that is {text_of(parse, -1)}")  # a place it is said to be
     except UnparseableError:
         return None
-    return Request("note", objects=objects, text=clause)
-
-
-def _known_word(word: str) -> bool:
-    known = word in COLOR_WORDS or word in TYPE_WORDS or word in _ARTICLES
-    return known or _verb_at(word) is not None
-
-
-def missing_object_error(noun: Reference, names: list[str]) -> UnknownObjectError:
-    """The error for a noun phrase that matches no object of the scene."""
-    what = " ".join(w for w in (noun.color, noun.type) if w) or noun.text
-    return UnknownObjectError(f"there is no {what} in the scene; objects: {', '.join(names)}")
+    return Request(action="note", objects=objects, text=clause)

@@ -18,7 +18,7 @@ from claw.envs.predicates import Predicate, evaluate
 from claw.envs.regions import REGIONS, region_anchor
 from claw.envs.state import WorldState
 from claw.planner.exceptions import AmbiguousError, UnparseableError, UnsupportedError
-from claw.planner.reference import Filter, Reference, RegionReference
+from claw.planner.forms import Filter, Reference, RegionReference
 from claw.planner.vocabulary import COLOR_FAMILIES
 
 TIE = 0.01  # m: two objects closer than this along a measure are not told apart by it
@@ -68,8 +68,6 @@ def ground(
         UnparseableError: a pronoun with nothing before it.
         UnsupportedError: a spatial phrase without the scene.
     """
-    from claw.planner.grammar import missing_object_error
-
     if ref.pronoun:
         if not last:
             raise UnparseableError(f"cannot tell what {ref.text or 'it'!r} refers to")
@@ -337,3 +335,9 @@ def ground_region(region: RegionReference, names: list[str], world: WorldState |
     if len(order) > 1 and abs(distance[order[0]] - distance[order[1]]) < TIE:
         raise AmbiguousError(f"{region.text!r} could be the {order[0]} or the {order[1]}")
     return order[0]
+
+
+def missing_object_error(noun: Reference, names: list[str]) -> UnknownObjectError:
+    """The error for a noun phrase that matches no object of the scene."""
+    what = " ".join(w for w in (noun.color, noun.type) if w) or noun.text
+    return UnknownObjectError(f"there is no {what} in the scene; objects: {', '.join(names)}")

@@ -27,7 +27,8 @@ from claw.envs.regions import REGIONS
 from claw.envs.state import WorldState
 from claw.envs.tabletop import TabletopEnv
 from claw.planner.exceptions import AmbiguousError, UnparseableError, UnsupportedError
-from claw.planner.grammar import Request, parse_instruction
+from claw.planner.forms import Reference, Request
+from claw.planner.grammar import parse_instruction
 from claw.planner.grounding import color_of, ground, ground_region, type_of
 from claw.planner.ordering import (
     above,
@@ -39,7 +40,6 @@ from claw.planner.ordering import (
     tower_order,
 )
 from claw.planner.plan import Failure, Plan
-from claw.planner.reference import Reference
 from claw.planner.room import box_in_region, clear_region, fits, stack_base
 from claw.skills.executor import SkillCall
 from claw.skills.pick import held_object

@@ -144,3 +144,14 @@ REGION_ALIASES = {"upper": "far", "lower": "near", "back": "far", "rear": "far",
                   "top": "far", "bottom": "near", "centre": "center", "central": "center",
                   "middle": "center"}  # fmt: skip
 REGION_NOUNS = ("area", "zone", "quadrant", "region", "part", "edge", "end", "half", "portion")
+
+# "would you mind putting ...": the verb's -ing form
+GERUNDS = {"putting": "put", "placing": "place", "moving": "move", "setting": "set",
+           "dropping": "drop", "sticking": "stick", "stacking": "stack", "picking": "pick",
+           "grabbing": "grab", "lifting": "lift", "taking": "take", "pushing": "push",
+           "sliding": "slide", "nudging": "nudge", "shoving": "shove", "building": "build",
+           "making": "make", "pulling": "pull", "holding": "hold", "keeping": "keep",
+           "raising": "raise", "grasping": "grasp"}  # fmt: skip
+# "at the left of the blue box": the side of an object a place names
+SIDE_RELATIONS = {"left": "left_of", "right": "right_of", "front": "in_front_of",
+                  "back": "behind", "rear": "behind"}  # fmt: skip
