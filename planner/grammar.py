@@ -103,7 +103,20 @@ def _strip_filler(clause: str) -> str:
     if means is not None and text_of(means, "rest").split(" ", 1)[0] in vocab.GERUNDS:
         text = text_of(means, "rest")  # "... by putting the blue block in the bowl"
     first, _, rest = text.partition(" ")
-    return f"{vocab.GERUNDS[first]} {rest}".strip() if first in vocab.GERUNDS else text
+    text = f"{vocab.GERUNDS[first]} {rest}".strip() if first in vocab.GERUNDS else text
+    return text if _verb_phrase(text) else _as_place(text)
+
+
+def _as_place(text: str) -> str:
+    """A state asked for ("I'd like the red block to end up in the box", "the red block should
+    be in the box") as the place that reaches it ("put the red block in the box")."""
+    wish = parse_first("wish", text)
+    if wish is not None:
+        return "put " + without(text_of(wish, "rest"), "state_words", {"state"})
+    must = parse_first("obligation", text)
+    if must is not None:
+        return f"put {text_of(must, 'span')} {text_of(must, 'rest')}".strip()
+    return text
 
 
 def _verb_phrase(text: str) -> tuple[str, str, str] | None:

@@ -91,10 +91,12 @@ def goals_and_pushes(
 ) -> tuple[list[Predicate], list[SkillCall]]:
     """Goal predicates for place, stack and pick requests; push calls for push requests.
 
-    A later request about an object replaces holding it ("pick up the red block and put it in
-    the box"); "it"/"them" in a target refers to what the previous request named. Unstacking
-    ("unstack the tower", "take the blocks off the red block", "put every block on the table")
-    needs ``world``: each block resting on another goes next to its tower's base.
+    A later request about an object replaces holding it or setting it aside ("pick up the red
+    block and put it in the box", "take it out of the box and put it on the blue block");
+    "it"/"them" in a target refers to what the previous request named. Unstacking ("unstack the
+    tower", "take the blocks off the red block", "put every block on the table") needs
+    ``world``: each block resting on another goes next to its tower's base, and a block taken
+    out of a box next to the box.
 
     Raises:
         UnknownObjectError: a noun phrase that matches no object of the scene.
@@ -104,6 +106,7 @@ def goals_and_pushes(
     resolve = Resolver(names, world)
     tower = _Tower()
     goal: list[Predicate] = []
+    aside: list[Predicate] = []  # unstacked: next to their base unless asked to go elsewhere
     pushes: list[SkillCall] = []
     for request in requests:
         previous = list(resolve.last)
@@ -119,14 +122,19 @@ def goals_and_pushes(
                 resolve.objects(noun, "block")
             continue
         if request.action == "unstack":
-            goal.extend(g for g in _unstack(request, resolve, world) if g not in goal)
+            taken = [g for g in _unstack(request, resolve, world) if g not in goal]
+            goal.extend(taken)
+            aside.extend(taken)
             continue
         if request.relation == "together":
             goal.extend(g for g in _together(resolve, request.objects) if g not in goal)
             continue
         verb = {"pick": "pick up", "stack": "stack"}.get(request.action, "carry")
         movers = _movers(resolve, request.objects, verb)
-        goal = [g for g in goal if g not in {Predicate.of("holding", o) for o in movers}]
+        # a later request about an object replaces holding it or setting it aside
+        goal = [
+            g for g in goal if not (g.args[0] in movers and (g.name == "holding" or g in aside))
+        ]
         if request.action == "pick":
             goal.extend(Predicate.of("holding", o) for o in movers)
             continue
@@ -266,10 +274,14 @@ def _unstack(request: Request, resolve: Resolver, world: WorldState | None) -> l
     if request.target is not None:
         resolve.last = previous
         base = resolve.one(request.target, "block")
-        tower = above(base, on_blocks)
-        chosen = [o for o in tower if o in named]
+        if type_of(base, world) == "box":  # "take the red block out of the box": next to it
+            chosen = [o for o in named if evaluate(Predicate.of("in", o, base), world).holds]
+            order = chosen
+        else:  # "take the blocks off the red block": top first
+            chosen = [o for o in above(base, on_blocks) if o in named]
+            order = chosen[::-1]
         resolve.last = chosen or named
-        return [Predicate.of("next_to", o, base) for o in reversed(chosen)]
+        return [Predicate.of("next_to", o, base) for o in order]
     goals: list[Predicate] = []
     for obj in sorted(named, key=lambda o: -world.get(o).bottom):  # top down
         if obj in on_blocks:

@@ -99,6 +99,17 @@ CASES: list[tuple[str, str, list[tuple[object, ...]]]] = [
      [("place", ("the red block",), "relation=in", "target=the blue box")]),
     ("statement", "the purple block is hidden under the orange block. put it in the blue box",
      [("note", ("the purple block",)), ("place", ("it",), "relation=in", "target=the blue box")]),
+    # Out of a box: what holds it is the target
+    ("out of", "take the red block out of the blue box",
+     [("unstack", ("the red block",), "target=the blue box")]),
+    ("remove from", "remove the red block from the blue box",
+     [("unstack", ("the red block",), "target=the blue box")]),
+    # A state asked for is reached by a place
+    ("wish", "i'd like the red block to end up inside the blue box", [PUT_RED]),
+    ("make sure", "please make sure that the red block is in the blue box", [PUT_RED]),
+    ("i want", "i want the red block in the blue box", [PUT_RED]),
+    ("should be", "the red block should be in the blue box", [PUT_RED]),
+    ("needs to go", "the red block needs to go into the blue box", [PUT_RED]),
     ("for each", "for each color that has an even number of blocks, put them in the red box",
      [("place", ("the blocks whose color appears an even number of times",), "relation=in",
        "target=the red box")]),
@@ -114,6 +125,7 @@ REFUSED: list[tuple[str, type[Exception], str]] = [
     ("put the red block", UnparseableError, "where to put things"),
     ("push the red block", UnparseableError, "which way to push"),
     ("this is a dax red block", UnparseableError, "defines words but asks for nothing"),
+    ("the red block is in the blue box", UnparseableError, "says where things are"),
 ]
 
 

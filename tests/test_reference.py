@@ -336,3 +336,18 @@ def test_a_fronted_for_each_names_the_set_of_the_clause() -> None:
 )  # fmt: skip
 def test_elided_and_top_down_relations(text: str, goal: list[str]) -> None:
     assert goal_of(text) == goal
+
+
+def test_taken_out_of_a_box_goes_next_to_it_unless_a_later_request_says_where() -> None:
+    objects = [
+        ObjectState.make("blue_box", "box", (0.40, 0.00, 0.025), size=0.12, color="blue"),
+        ObjectState.make("red_block", "block", (0.40, 0.00, 0.028), color="red"),
+        ObjectState.make("green_block", "block", (0.55, 0.15, 0.02), color="green"),
+    ]
+    state = WorldState.from_objects(objects)
+    assert goal_of("take the red block out of the blue box", state) == [
+        "next_to(red_block, blue_box)"
+    ]
+    assert goal_of("take the green block out of the box", state) == []  # it is not in it
+    text = "remove the red block from the box and put it on the green block"
+    assert goal_of(text, state) == ["on(red_block, green_block)"]
