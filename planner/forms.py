@@ -104,7 +104,7 @@ class RegionReference(BaseModel):
     text: str = ""
 
 
-Action = Literal["place", "stack", "pick", "push", "unstack", "note"]
+Action = Literal["place", "stack", "pick", "push", "unstack", "swap", "note"]
 
 
 class Request(BaseModel):

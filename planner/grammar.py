@@ -215,6 +215,11 @@ def parse_clause(clause: str, elide: bool = True) -> Request:
         return Request(action="pick", objects=parse_references(rest), text=clause)
     if kind == "v_stack":
         return _parse_place(rest, clause, "stack")
+    swap = parse_first("swap", text)
+    if swap is not None and _find_relation(rest) is None:  # "swap the red and blue blocks"
+        spans = [c for c in swap[0].children if isinstance(c, Tree) and c.data == "span"]
+        objects = [r for node in spans for r in parse_references(swap[1].slice(*span(node)))]
+        return Request(action="swap", objects=objects, text=clause)
     return _parse_place(rest, clause, "place", elide)
 
 

@@ -121,6 +121,9 @@ def goals_and_pushes(
             for noun in request.objects:
                 resolve.objects(noun, "block")
             continue
+        if request.action == "swap":
+            goal.extend(g for g in _swap(request, resolve, world) if g not in goal)
+            continue
         if request.action == "unstack":
             taken = [g for g in _unstack(request, resolve, world) if g not in goal]
             goal.extend(taken)
@@ -290,6 +293,26 @@ def _unstack(request: Request, resolve: Resolver, world: WorldState | None) -> l
                 base = on_blocks[base]
             goals.append(Predicate.of("next_to", obj, base))
     return goals
+
+
+def _swap(request: Request, resolve: Resolver, world: WorldState | None) -> list[Predicate]:
+    """Two objects each in (or on) what holds the other: "swap the red and blue blocks".
+
+    On the table, where the other stood is no predicate claw can check: ``unsupported``.
+    """
+    if world is None:
+        raise UnsupportedError(f"swapping needs the scene as it is: {request.text!r}")
+    pair = _movers(resolve, request.objects, "swap")
+    if len(pair) != 2:
+        raise UnparseableError(f"a swap takes two objects, not {', '.join(pair)}: {request.text!r}")
+    (a, b), held = pair, supports(world)
+    if a not in held or b not in held or held[a] == held[b]:
+        where = " and ".join(f"{o} rests on {held.get(o, 'the table')}" for o in pair)
+        raise UnsupportedError(
+            f"{where}: a swap needs each in or on a different thing (where an object stood on "
+            "the table is no goal claw can check); say where each goes"
+        )
+    return [_goal("on", a, held[b], world), _goal("on", b, held[a], world)]
 
 
 class OfflinePlanner:

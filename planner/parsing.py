@@ -29,7 +29,7 @@ _STARTS = ("instruction", "pieces", "head", "means", "verb_phrase", "take_apart"
            "tower_noun", "together", "levels", "each_other", "on_table", "unnamed_spot",
            "filler_words", "adverbs", "placement", "under", "side_of", "measure", "slight",
            "direction", "push_words", "definition", "statement", "elided", "for_each", "wish",
-           "state_words", "obligation")  # fmt: skip
+           "state_words", "obligation", "swap")  # fmt: skip
 RELATIONS, WAYS = dict(vocab.RELATION_PHRASES), dict(vocab.DIRECTION_WORDS)
 _RELATION_WORDS = [tuple(phrase.split()) for phrase in RELATIONS]
 _TOKEN = re.compile(r"[\w']+(?:\.\d+)*|\S")  # a word ("2.5" is one) or any other mark alone

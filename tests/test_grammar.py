@@ -104,6 +104,13 @@ CASES: list[tuple[str, str, list[tuple[object, ...]]]] = [
      [("unstack", ("the red block",), "target=the blue box")]),
     ("remove from", "remove the red block from the blue box",
      [("unstack", ("the red block",), "target=the blue box")]),
+    # Two objects trade places (a relation instead is a place: LoHoRavens' "swap the blocks so
+    # that each one sits in the bowl of the other color")
+    ("swap", "swap the red block and the blue box", [("swap", ("the red block", "the blue box"))]),
+    ("exchange with", "exchange the red block with the green one",
+     [("swap", ("the red block", "the green one"))]),
+    ("switch places", "switch the places of the red and green blocks",
+     [("swap", ("the red and green blocks",))]),
     # A state asked for is reached by a place
     ("wish", "i'd like the red block to end up inside the blue box", [PUT_RED]),
     ("make sure", "please make sure that the red block is in the blue box", [PUT_RED]),

@@ -6,7 +6,7 @@ import pytest
 
 from claw.envs.exceptions import UnknownObjectError
 from claw.envs.state import ObjectState, WorldState
-from claw.planner.exceptions import AmbiguousError, UnparseableError
+from claw.planner.exceptions import AmbiguousError, UnparseableError, UnsupportedError
 from claw.planner.grammar import parse_instruction
 from claw.planner.grounding import ground, ground_region
 from claw.planner.offline import colour_pairs, goals_and_pushes
@@ -351,3 +351,21 @@ def test_taken_out_of_a_box_goes_next_to_it_unless_a_later_request_says_where() 
     assert goal_of("take the green block out of the box", state) == []  # it is not in it
     text = "remove the red block from the box and put it on the green block"
     assert goal_of(text, state) == ["on(red_block, green_block)"]
+
+
+def test_a_swap_trades_what_holds_each_and_refuses_the_table() -> None:
+    objects = [
+        ObjectState.make("green_block", "block", (0.40, 0.10, 0.02), color="green"),
+        ObjectState.make("orange_block", "block", (0.50, -0.10, 0.02), color="orange"),
+        ObjectState.make("red_block", "block", (0.40, 0.10, 0.06), color="red"),
+        ObjectState.make("blue_block", "block", (0.50, -0.10, 0.06), color="blue"),
+    ]
+    state = WorldState.from_objects(objects)
+    assert goal_of("swap the red block and the blue block", state) == [
+        "on(red_block, orange_block)",
+        "on(blue_block, green_block)",
+    ]
+    with pytest.raises(UnsupportedError, match="green_block rests on the table"):
+        goal_of("swap the green block and the red block", state)
+    with pytest.raises(UnparseableError, match="a swap takes two objects"):
+        goal_of("swap the red block", state)
