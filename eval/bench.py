@@ -22,8 +22,9 @@ from pydantic import BaseModel
 from claw.envs.exceptions import ClawError, InvalidSceneError
 from claw.envs.tabletop import TabletopEnv
 from claw.eval.suite import SUITES_DIR, load_suite
+from claw.planner.goals import goals_and_pushes
 from claw.planner.grammar import parse_instruction
-from claw.planner.offline import OfflinePlanner, goals_and_pushes
+from claw.planner.offline import OfflinePlanner
 
 PHASES = ("parse", "ground", "plan")
 SLOWEST = 5  # instructions listed by name, slowest first

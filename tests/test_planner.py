@@ -27,9 +27,10 @@ from claw.envs.scene import SceneSpec
 from claw.eval.runner import run_case as eval_run_case
 from claw.eval.suite import load_suite
 from claw.planner.exceptions import UnparseableError, UnsupportedError
+from claw.planner.goals import goals_and_pushes
 from claw.planner.grammar import DEFAULT_PUSH, SMALL_PUSH, parse_instruction, split_clauses
 from claw.planner.loop import RunResult, run_instruction
-from claw.planner.offline import OfflinePlanner, goals_and_pushes
+from claw.planner.offline import OfflinePlanner
 from claw.skills.base import SkillResult, skill_names
 from claw.skills.executor import SkillCall, execute_calls
 from claw.skills.place import Place
