@@ -47,6 +47,11 @@ _CLASSES = ("tower", "unstack", "v_unsupported", "v_push", "v_pick", "v_stack", 
 _WAY_ORDER = {phrase: k for k, phrase in enumerate(WAYS)}
 _METRIC = {unit for unit in vocab.UNITS if unit.startswith(("c", "m"))}  # "5 cm" is a distance
 _ARTICLES = {"the", "a", "an", "that", "this", "those", "these", "its", "of"}
+_EXPANSIONS = re.compile(
+    r"(?<![\w'])(?:"
+    + "|".join(re.escape(w) for w in sorted(vocab.EXPANSIONS, key=len)[::-1])
+    + r")(?![\w'])"
+)
 _POLITE = re.compile(r"\b(?:please|pls|thanks|thank\s+you|thx)\b[,!.]?")
 
 
@@ -61,7 +66,8 @@ def normalise(instruction: str) -> str:
     text = re.sub(r"(?<=[a-z])-(?=[a-z])", " ", text)  # "warm-coloured", "top-left"
     text = re.sub(r"(\d)\s*(cm|mm|m)\b", r"\1 \2", text)
     text = _POLITE.sub(" ", text)
-    return " ".join(text.split())
+    text = _EXPANSIONS.sub(lambda m: vocab.EXPANSIONS[m.group()], " ".join(text.split()))
+    return text
 
 
 def _reads_as_objects(text: str) -> bool:

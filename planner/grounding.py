@@ -227,6 +227,7 @@ def _ranked(
     else:
         assert f.target is not None
         landmarks = ground(f.target, names, world, last=last, mentioned=mentioned)
+        _note(mentioned, landmarks)  # "the two blocks closest to the blue box ... in it"
         candidates = [n for n in found if n not in landmarks]
         if not candidates:
             return []

@@ -418,6 +418,12 @@ def _post_one(words: _Words, ref: Reference) -> bool:
         words.i += 1
         ref.filters.append(Filter(kind="color", measure=color, negated=negated))
         return True
+    kind = words.peek(1) if words.peek() in ("a", "an") else words.peek()
+    if negated and kind in TYPE_WORDS:  # "everything that is not a box": all but the boxes
+        words.i += 1 + (words.peek() in ("a", "an"))
+        others = Reference(quantity="all", type=TYPE_WORDS[kind], text=f"the {kind}")
+        ref.filters.append(Filter(kind="except", target=others))
+        return True
     mark = words.i
     if words.take_any(UNDER_WORDS):  # "the blue block under the red block"
         target = _phrase(words)

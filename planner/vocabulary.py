@@ -155,3 +155,11 @@ GERUNDS = {"putting": "put", "placing": "place", "moving": "move", "setting": "s
 # "at the left of the blue box": the side of an object a place names
 SIDE_RELATIONS = {"left": "left_of", "right": "right_of", "front": "in_front_of",
                   "back": "behind", "rear": "behind"}  # fmt: skip
+# Words written out before reading: contractions, and pronoun-words that are a determiner and a
+# noun ("everything that is not a box"), and a side named by a possessive ("to its right").
+EXPANSIONS = {"isn't": "is not", "aren't": "are not", "don't": "do not", "doesn't": "does not",
+              "wasn't": "was not", "weren't": "were not", "everything": "all the objects",
+              "anything": "any object", "to its left": "to the left of it",
+              "to its right": "to the right of it", "on its left": "on the left of it",
+              "on its right": "on the right of it", "to their left": "to the left of them",
+              "to their right": "to the right of them"}  # fmt: skip

@@ -369,3 +369,19 @@ def test_a_swap_trades_what_holds_each_and_refuses_the_table() -> None:
         goal_of("swap the green block and the red block", state)
     with pytest.raises(UnparseableError, match="a swap takes two objects"):
         goal_of("swap the red block", state)
+
+
+@pytest.mark.parametrize(
+    ("text", "goal"),
+    [
+        ("put everything that is not a box into the pink box",
+         ["in(red_block, pink_box)", "in(green_block, pink_box)", "in(blue_block, pink_box)",
+          "in(yellow_block, pink_box)"]),
+        ("put the two blocks closest to the blue box in it",  # "it": the landmark
+         ["in(red_block, blue_box)", "in(green_block, blue_box)"]),
+        ("put the red block behind the blue block and the green block to its right",
+         ["behind(red_block, blue_block)", "right_of(green_block, red_block)"]),
+    ],
+)  # fmt: skip
+def test_what_is_written_out_and_named_along_the_way(text: str, goal: list[str]) -> None:
+    assert sorted(goal_of(text)) == sorted(goal)
