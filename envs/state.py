@@ -144,6 +144,13 @@ class ObjectState:
         return self.top
 
     @property
+    def size(self) -> float:
+        """The size a scene spec gives (m): a block's edge, a box's inner width."""
+        if self.inner_half_width is not None:
+            return 2 * self.inner_half_width
+        return 2 * float(self.half_extents[0])
+
+    @property
     def xy(self) -> Array:
         """The centre's (x, y)."""
         return self.position[:2]

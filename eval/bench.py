@@ -25,6 +25,7 @@ from claw.eval.suite import SUITES_DIR, load_suite
 from claw.planner.goals import goals_and_pushes
 from claw.planner.grammar import parse_instruction
 from claw.planner.offline import OfflinePlanner
+from claw.planner.parsing import clear_caches
 
 PHASES = ("parse", "ground", "plan")
 SLOWEST = 5  # instructions listed by name, slowest first
@@ -64,9 +65,11 @@ def default_suites() -> list[str]:
 
 
 def _timed(call: Callable[[], Any], repeats: int) -> tuple[float, bool]:
-    """Median wall time (ms) of ``call`` over ``repeats`` runs, and whether it was refused."""
+    """Median wall time (ms) of ``call`` over ``repeats`` runs, and whether it was refused; each
+    run reads from scratch (the parser's caches of texts read are cleared first)."""
     times, refused = [], False
     for _ in range(repeats):
+        clear_caches()
         tic = time.perf_counter()
         try:
             call()

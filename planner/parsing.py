@@ -149,8 +149,10 @@ def parse_all(start: str, text: str) -> Iterator[Parse]:
         yield tree, words
 
 
+@lru_cache(maxsize=4096)
 def parse_first(start: str, text: str) -> Parse | None:
-    """The first parse of ``text`` from rule ``start``, or None."""
+    """The first parse of ``text`` from rule ``start``, or None (kept: a clause is asked about
+    several times while an instruction is read; parses are never changed once made)."""
     return next(parse_all(start, text), None)
 
 
@@ -190,3 +192,9 @@ def without(text: str, start: str, drop: set[str]) -> str:
     kept = [i for i in range(len(words.words)) if i not in gone]
     return "".join((" " if k and words.starts[i] > words.ends[kept[k - 1]] else "") + words.words[i]
                    for k, i in enumerate(kept))  # fmt: skip
+
+
+def clear_caches() -> None:
+    """Forget the texts read so far (for timing a reading from scratch)."""
+    parse_first.cache_clear()
+    tokens.cache_clear()

@@ -640,3 +640,17 @@ def test_actuate_drives_the_arm_and_ee_control_steers_on_from_there(make_env: Ma
     for _ in range(10):
         env.step(np.zeros(5, np.float32))
     assert env.data.site_xpos[env.robot.tcp_site] == pytest.approx(tcp, abs=3e-3)
+
+
+def test_world_state_objects_carry_colour_type_and_size(
+    make_env: Callable[..., TabletopEnv],
+) -> None:
+    """The planner reads what an object is from its fields, never from its name."""
+    spec = {"objects": [{"type": "block", "color": "red", "size": 0.05},
+                        {"type": "box", "color": "gray", "size": 0.16}]}  # fmt: skip
+    env = make_env(scene=spec)
+    env.reset(seed=0)
+    world = env.world_state()
+    block, box = world.get("red_block"), world.get("gray_box")
+    assert (block.type, block.color, block.size) == ("block", "red", pytest.approx(0.05))
+    assert (box.type, box.color, box.size) == ("box", "gray", pytest.approx(0.16))
