@@ -122,6 +122,7 @@ class Request(BaseModel):
     region: str | None = None  # relation at: a table region named outright
     region_ref: RegionReference | None = None  # "the corner farthest from the purple bowl"
     levels: list[str | None] | None = None  # stack: each object's "bottom" / "top", if said
+    bottom: Literal["big", "small"] | None = None  # stack by size: which end goes at the bottom
     direction: str | None = None  # push: left | right | far | near
     distance: float | None = None  # push: metres
     text: str = ""

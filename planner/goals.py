@@ -121,6 +121,9 @@ def goals_and_pushes(
             goal.extend(Predicate.of("at", o, region) for o in movers)
             continue
         if request.action == "stack" and request.target is None:
+            if request.bottom is not None:  # "stack the blocks from the biggest to the smallest"
+                goal.append(Predicate.of("stacked", *_by_size(movers, request, world)))
+                continue
             if len(movers) > 1 and request.levels is None:
                 goal.append(Predicate.of("stacked", *movers))
                 continue
@@ -264,6 +267,16 @@ def _unstack(request: Request, resolve: Resolver, world: WorldState | None) -> l
                 base = on_blocks[base]
             goals.append(Predicate.of("next_to", obj, base))
     return goals
+
+
+def _by_size(movers: list[str], request: Request, world: WorldState | None) -> list[str]:
+    """A tower's blocks bottom first, by size (blocks of one size in the scene's order)."""
+    if world is None:
+        raise UnsupportedError(f"a tower by size needs the scene as it is: {request.text!r}")
+    if len(movers) < 2:
+        raise UnparseableError(f"stacking needs two objects or more: {request.text!r}")
+    sign = -1 if request.bottom == "big" else 1
+    return sorted(movers, key=lambda o: sign * world.get(o).size)
 
 
 def _swap(request: Request, resolve: Resolver, world: WorldState | None) -> list[Predicate]:

@@ -29,6 +29,7 @@ from claw.planner.parsing import (
     NUMBER,
     RELATIONS,
     WAYS,
+    Parse,
     child,
     parse_all,
     parse_first,
@@ -285,6 +286,10 @@ def _parse_place(rest: str, clause: str, action: str, elide: bool = False) -> Re
             relation="together",
             text=clause,
         )
+    by_size = parse_first("by_size", rest) if action == "stack" else None
+    if by_size is not None:  # "stack the blocks from the biggest to the smallest"
+        return Request(action="stack", objects=parse_references(text_of(by_size, "span")),
+                       bottom=_bottom_by_size(by_size), text=clause)  # fmt: skip
     levels = parse_first("levels", rest) if action == "stack" else None
     if levels is not None and child(levels[0].children[-1], "level") is not None:
         objects, ends = [], []  # "a tower with the red block at the bottom, then the green one"
@@ -371,6 +376,20 @@ def _parse_place(rest: str, clause: str, action: str, elide: bool = False) -> Re
         target=parse_reference(target_text),
         text=clause,
     )
+
+
+def _bottom_by_size(parse: Parse) -> str:
+    """Which end of a tower by size goes at the bottom: the first of "from X to Y", the one
+    said to be at the bottom (or not the one on top), else the big one."""
+    words = parse[1].words
+    sizes = [
+        vocab.SIZE_WORDS[words[i]] for i in range(*span(parse[0])) if words[i] in vocab.SIZE_WORDS
+    ]
+    said = child(parse[0], "with_end")
+    if said is not None:
+        at_top = words[span(said)[1] - 1] == "top"
+        return {"big": "small", "small": "big"}[sizes[-1]] if at_top else sizes[-1]
+    return sizes[0] if child(parse[0], "from_to") is not None else "big"
 
 
 def _parse_distance(text: str) -> tuple[float | None, str]:

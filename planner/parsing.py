@@ -29,7 +29,7 @@ _STARTS = ("instruction", "pieces", "head", "means", "verb_phrase", "take_apart"
            "tower_noun", "together", "levels", "each_other", "on_table", "unnamed_spot",
            "filler_words", "adverbs", "placement", "under", "side_of", "measure", "slight",
            "direction", "push_words", "definition", "statement", "elided", "for_each", "wish",
-           "state_words", "obligation", "swap")  # fmt: skip
+           "state_words", "obligation", "swap", "by_size")  # fmt: skip
 RELATIONS, WAYS = dict(vocab.RELATION_PHRASES), dict(vocab.DIRECTION_WORDS)
 _RELATION_WORDS = [tuple(phrase.split()) for phrase in RELATIONS]
 _TOKEN = re.compile(r"[\w']+(?:\.\d+)*|\S")  # a word ("2.5" is one) or any other mark alone
@@ -46,7 +46,7 @@ def _lark() -> Lark:
                   "v_pick": vocab.PICK_VERBS, "v_stack": vocab.STACK_VERBS,
                   "v_unsupported": vocab.UNSUPPORTED_VERBS, "v_relation": RELATIONS,
                   "v_direction": directions, "v_unit": vocab.UNITS,
-                  "v_number": vocab.NUMBER_WORDS}  # fmt: skip
+                  "v_number": vocab.NUMBER_WORDS, "v_size": vocab.SIZE_WORDS}  # fmt: skip
     rules = "\n".join(  # one alternative a phrase: v_pick: "pick" "up" | "pick" | ...
         f"{name}: " + " | ".join(" ".join(f'"{w}"' for w in p.split()) for p in phrases)
         for name, phrases in vocabulary.items()

@@ -19,6 +19,7 @@ def summary(request: Request) -> tuple[object, ...]:
         "levels": request.levels,
         "direction": request.direction,
         "distance": request.distance,
+        "bottom": request.bottom,
     }
     extra = tuple(f"{k}={v}" for k, v in said.items() if v is not None)
     return (request.action, tuple(o.text for o in request.objects), *extra)
@@ -99,6 +100,15 @@ CASES: list[tuple[str, str, list[tuple[object, ...]]]] = [
      [("place", ("the red block",), "relation=in", "target=the blue box")]),
     ("statement", "the purple block is hidden under the orange block. put it in the blue box",
      [("note", ("the purple block",)), ("place", ("it",), "relation=in", "target=the blue box")]),
+    # A tower by size: which end goes at the bottom
+    ("from to", "stack the blocks from the biggest to the smallest",
+     [("stack", ("the blocks",), "bottom=big")]),
+    ("by size", "build a tower of the red blocks in order of size",
+     [("stack", ("the red blocks",), "bottom=big")]),
+    ("small on top", "stack the blocks with the smallest one on top",
+     [("stack", ("the blocks",), "bottom=big")]),
+    ("small at bottom", "stack the blocks, with the smallest at the bottom",
+     [("stack", ("the blocks",), "bottom=small")]),
     # Out of a box: what holds it is the target
     ("out of", "take the red block out of the blue box",
      [("unstack", ("the red block",), "target=the blue box")]),

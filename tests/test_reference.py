@@ -385,3 +385,22 @@ def test_a_swap_trades_what_holds_each_and_refuses_the_table() -> None:
 )  # fmt: skip
 def test_what_is_written_out_and_named_along_the_way(text: str, goal: list[str]) -> None:
     assert sorted(goal_of(text)) == sorted(goal)
+
+
+@pytest.mark.parametrize(
+    ("text", "tower"),
+    [
+        ("stack the blocks from the largest to the smallest", "red_block, green_block, blue_block"),
+        ("stack the blocks from small to big", "blue_block, green_block, red_block"),
+        ("stack the blocks by size", "red_block, green_block, blue_block"),
+        ("stack the blocks with the smallest on top", "red_block, green_block, blue_block"),
+        ("stack the blocks with the largest block on top", "blue_block, green_block, red_block"),
+    ],
+)
+def test_a_tower_by_size_goes_bottom_up_from_the_end_asked(text: str, tower: str) -> None:
+    objects = [
+        ObjectState.make("green_block", "block", (0.40, 0.10, 0.02), size=0.04, color="green"),
+        ObjectState.make("red_block", "block", (0.50, -0.10, 0.025), size=0.05, color="red"),
+        ObjectState.make("blue_block", "block", (0.55, 0.10, 0.015), size=0.03, color="blue"),
+    ]
+    assert goal_of(text, WorldState.from_objects(objects)) == [f"stacked({tower})"]
