@@ -8,7 +8,15 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from claw.options import Planner, PreferOption
+from claw.options import (
+    DEFAULT_TIMEOUT,
+    ApiBase,
+    MaxTokens,
+    Planner,
+    PreferOption,
+    Temperature,
+    Timeout,
+)
 from claw.output import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
@@ -26,6 +34,7 @@ if TYPE_CHECKING:
     from claw.eval.compare import Comparison
     from claw.eval.runner import SuiteResult
     from claw.eval.suite import Suite
+    from claw.planner.completion import ModelSettings
 
 EVAL_COMMANDS = ("run", "compare")
 TAG_DELTAS = {
@@ -67,6 +76,10 @@ def eval_run(
         ),
     ] = None,
     prefer: PreferOption = None,
+    api_base: ApiBase = None,
+    timeout: Timeout = DEFAULT_TIMEOUT,
+    temperature: Temperature = 0.0,
+    max_tokens: MaxTokens = None,
     report: Annotated[
         Path | None,
         typer.Option(
@@ -95,7 +108,13 @@ def eval_run(
             check_output_file(record, what="--record file")
         if report is not None:
             check_output_dir(report, what="--report folder")
-    _run(loaded, name, workers, json_file, report, record, prefer.value if prefer else None)
+    from claw.planner.completion import ModelSettings
+
+    settings = ModelSettings(
+        api_base=api_base, timeout=timeout, temperature=temperature, max_tokens=max_tokens
+    )
+    choice = prefer.value if prefer else None
+    _run(loaded, name, workers, json_file, report, record, choice, settings)
 
 
 @eval_app.command("compare")
@@ -137,6 +156,7 @@ def _run(
     report: Path | None,
     record: Path | None = None,
     prefer: str | None = None,
+    settings: ModelSettings | None = None,
 ) -> None:
     import time
 
@@ -158,7 +178,13 @@ def _run(
         task = bar.add_task(f"{suite.name} with {planner}", total=len(suite.cases))
         try:
             result = run_suite(
-                suite, planner, workers, progress=advance, record=record, prefer=prefer
+                suite,
+                planner,
+                workers,
+                progress=advance,
+                record=record,
+                prefer=prefer,
+                settings=settings,
             )
         except KeyboardInterrupt:
             result = suite_result(

@@ -30,6 +30,19 @@ Timeout = Annotated[
     typer.Option(min=0.1, help="Seconds one LLM call may take (a deadline, retries apart)."),
 ]
 DEFAULT_TIMEOUT = 30.0
+ApiBase = Annotated[
+    str | None, typer.Option(help="An OpenAI-compatible endpoint ($CLAW_API_BASE).")
+]
+Temperature = Annotated[
+    float,
+    typer.Option(min=0.0, max=2.0, help="The LLM's sampling temperature (0: as reproducible "
+                 "as the provider allows)."),
+]  # fmt: skip
+MaxTokens = Annotated[
+    int | None,
+    typer.Option(min=1, help="The longest LLM answer asked for [default: what a plan of "
+                 "--max-steps steps needs]."),
+]  # fmt: skip
 Planner = Annotated[
     str | None,
     typer.Option(

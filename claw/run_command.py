@@ -9,11 +9,14 @@ import typer
 
 from claw.options import (
     DEFAULT_TIMEOUT,
+    ApiBase,
     JsonFlag,
     MaxSteps,
+    MaxTokens,
     Planner,
     PreferOption,
     Seed,
+    Temperature,
     Timeout,
 )
 from claw.output import (
@@ -84,10 +87,10 @@ def run(
     fallback: Annotated[
         str | None, typer.Option(help="'offline': plan offline if the model is unavailable.")
     ] = None,
-    api_base: Annotated[
-        str | None, typer.Option(help="An OpenAI-compatible endpoint ($CLAW_API_BASE).")
-    ] = None,
+    api_base: ApiBase = None,
     timeout: Timeout = DEFAULT_TIMEOUT,
+    temperature: Temperature = 0.0,
+    max_tokens: MaxTokens = None,
     max_replans: Annotated[int, typer.Option(min=0, help="Replans allowed after failures.")] = 3,
     max_steps: MaxSteps = None,
     video: Annotated[
@@ -107,10 +110,14 @@ def run(
     try:
         from claw.envs.video import check_video_path
         from claw.eval.planners import make_planner
+        from claw.planner.completion import ModelSettings
 
         if video is not None:
             check_video_path(video)
-        chosen = make_planner(planner, fallback=fallback, api_base=api_base, timeout=timeout)
+        settings = ModelSettings(
+            api_base=api_base, timeout=timeout, temperature=temperature, max_tokens=max_tokens
+        )
+        chosen = make_planner(planner, fallback=fallback, settings=settings)
         choice = prefer.value if prefer is not None else None
         result = _run(
             instruction, scene, seed, chosen, max_replans, max_steps, video, viewer, choice, view

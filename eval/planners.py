@@ -26,6 +26,7 @@ from claw.eval import mocks
 from claw.eval.cassette import Cassette
 from claw.eval.exceptions import InvalidPlannerError
 from claw.planner import FallbackPlanner, LLMPlanner, OfflinePlanner
+from claw.planner.completion import ModelSettings
 
 if TYPE_CHECKING:
     from claw.envs.tabletop import TabletopEnv
@@ -103,8 +104,7 @@ def make_planner(
     case: Case | None = None,
     env: TabletopEnv | None = None,
     fallback: str | None = None,
-    api_base: str | None = None,
-    timeout: float = 30.0,
+    settings: ModelSettings | None = None,
 ) -> Any:
     """A planner for ``spec``; mocks need the ``case`` and its ``env`` to answer from.
 
@@ -113,9 +113,10 @@ def make_planner(
         case: The suite case (for ``mock:*``).
         env: The case's env, reset (for ``mock:*``).
         fallback: ``offline`` to plan offline when the model is unavailable.
-        api_base: An OpenAI-compatible endpoint (default ``$CLAW_API_BASE``).
-        timeout: Seconds one LLM call may take.
+        settings: How a model is asked (endpoint, default ``$CLAW_API_BASE``; deadline;
+            temperature; answer length).
     """
+    settings = settings or ModelSettings()
     if not isinstance(spec, PlannerSpec):
         spec = parse_planner(spec)
     check_fallback(fallback)
@@ -132,12 +133,22 @@ def make_planner(
         assert spec.cassette is not None
         cassette = Cassette(spec.cassette)
         planner = LLMPlanner(
-            cassette.model, mock=cassette.answer, backoff=0.0, num_retries=0, timeout=timeout
+            cassette.model,
+            mock=cassette.answer,
+            backoff=0.0,
+            num_retries=0,
+            timeout=settings.timeout,
+            temperature=settings.temperature,
+            max_tokens=settings.max_tokens,
         )
     else:
         assert spec.model is not None
         planner = LLMPlanner(
-            spec.model, timeout=timeout, api_base=api_base or os.environ.get(API_BASE_ENV)
+            spec.model,
+            timeout=settings.timeout,
+            api_base=settings.api_base or os.environ.get(API_BASE_ENV),
+            temperature=settings.temperature,
+            max_tokens=settings.max_tokens,
         )
     if fallback is not None:
         planner = FallbackPlanner(planner, OfflinePlanner())

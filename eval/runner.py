@@ -22,6 +22,7 @@ from claw.eval.cassette import Cassette, key
 from claw.eval.mocks import MOCK_MODEL
 from claw.eval.suite import Case, ExpectedPush, Suite
 from claw.library import policy_source
+from claw.planner.completion import ModelSettings
 from claw.planner.loop import RunResult, run_instruction
 from claw.skills.push import DIRECTIONS, push_outcome
 
@@ -64,9 +65,11 @@ class SuiteResult(BaseModel):
 _recording: dict[str, str] | None = None  # answers recorded in this process (--record)
 
 
-def make_planner(spec: str, case: Case, env: TabletopEnv) -> Any:
+def make_planner(
+    spec: str, case: Case, env: TabletopEnv, settings: ModelSettings | None = None
+) -> Any:
     """The planner a case runs with, recording its answers when a recording is on."""
-    planner = planners.make_planner(spec, case=case, env=env)
+    planner = planners.make_planner(spec, case=case, env=env, settings=settings)
     recording = _recording
     if recording is not None and hasattr(planner, "on_answer"):
         model = planner.model
@@ -168,8 +171,10 @@ def run_case(
     planner_spec: str,
     video: Path | None = None,
     prefer: str | None = None,
+    settings: ModelSettings | None = None,
 ) -> CaseResult:
-    """Run case ``index`` of ``suite`` on a fresh env and judge it.
+    """Run case ``index`` of ``suite`` on a fresh env and judge it (an LLM asked as
+    ``settings`` say).
 
     With ``video`` (``.gif`` or ``.mp4``) the run is recorded at 10 frames per simulated second
     (240 x 320) and written there once it has been judged; no file when the scene cannot be built.
@@ -201,7 +206,7 @@ def run_case(
     try:
         (recorder or env).reset(seed=case.seed)
         before = env.data.qpos.copy()
-        planner = make_planner(planner_spec, case, env)
+        planner = make_planner(planner_spec, case, env, settings)
         result = run_instruction(env, case.instruction, planner, prefer=prefer)
         success, reason, recall = judge(case, env, result, before)
         if recorder is not None:
@@ -227,11 +232,15 @@ def run_case(
     )
 
 
-def _worker(payload: tuple[str, int, str, bool, str | None]) -> tuple[str, dict[str, str]]:
+def _worker(
+    payload: tuple[str, int, str, bool, str | None, str | None],
+) -> tuple[str, dict[str, str]]:
     global _recording
-    suite_json, index, planner, record, prefer = payload
+    suite_json, index, planner, record, prefer, settings_json = payload
     _recording = {} if record else None
-    result = run_case(Suite.model_validate_json(suite_json), index, planner, prefer=prefer)
+    settings = ModelSettings.model_validate_json(settings_json) if settings_json else None
+    suite = Suite.model_validate_json(suite_json)
+    result = run_case(suite, index, planner, prefer=prefer, settings=settings)
     return result.model_dump_json(), _recording or {}
 
 
@@ -259,11 +268,13 @@ def run_suite(
     progress: Callable[[CaseResult], None] | None = None,
     record: Path | None = None,
     prefer: str | None = None,
+    settings: ModelSettings | None = None,
 ) -> SuiteResult:
     """Every case of ``suite``, in ``workers`` processes; results in case order whatever N.
 
     With ``record``, every LLM answer is saved to that cassette (replay it with
-    ``planner="replay:FILE"``). ``prefer`` picks the skill implementations as ``claw --prefer``.
+    ``planner="replay:FILE"``). ``prefer`` picks the skill implementations as ``claw --prefer``;
+    ``settings`` say how a model is asked (endpoint, deadline, temperature, answer length).
     """
     global _recording
     planners.parse_planner(planner)  # a bad name fails here, before any case runs
@@ -274,7 +285,7 @@ def run_suite(
         _recording = recorded if record is not None else None
         try:
             for i in range(len(suite.cases)):
-                results[i] = run_case(suite, i, planner, prefer=prefer)
+                results[i] = run_case(suite, i, planner, prefer=prefer, settings=settings)
                 if progress is not None:
                     progress(results[i])  # type: ignore[arg-type]
         finally:
@@ -284,8 +295,10 @@ def run_suite(
         payload = suite.model_dump_json()
         context = multiprocessing.get_context("fork")
         with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+            model = settings.model_dump_json() if settings is not None else None
             jobs = [
-                (payload, i, planner, record is not None, prefer) for i in range(len(suite.cases))
+                (payload, i, planner, record is not None, prefer, model)
+                for i in range(len(suite.cases))
             ]
             for i, (text, answers) in enumerate(pool.map(_worker, jobs)):
                 results[i] = CaseResult.model_validate_json(text)

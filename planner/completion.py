@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from email.utils import parsedate_to_datetime
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict, Field
 
 from claw.planner.exceptions import PlannerUnavailableError
 from claw.planner.text import provider_message
@@ -59,6 +59,18 @@ class Usage(BaseModel):
     cost_usd: float = 0.0
 
 
+class ModelSettings(BaseModel):
+    """How a model is asked: where, how long a call may take, how it samples, how long it may
+    answer (``None``: as long as the longest plan allowed)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    api_base: str | None = None
+    timeout: float = Field(default=30.0, gt=0)
+    temperature: float = Field(default=0.0, ge=0, le=2)
+    max_tokens: int | None = Field(default=None, ge=1)
+
+
 class ModelClient:
     """Calls a model through litellm (any provider; keys from its usual env vars).
 
@@ -82,6 +94,9 @@ class ModelClient:
         on_answer: Called with the messages and the answer of every successful call.
         response_format: A pydantic model the answer must follow, where the provider can
             constrain its output to a schema.
+        temperature: Sampling temperature sent with every call (0: as reproducible as the
+            provider allows).
+        max_tokens: The longest answer asked for (:meth:`answer_limit`); ``None`` sends none.
     """
 
     def __init__(
@@ -94,14 +109,21 @@ class ModelClient:
         backoff: float = 0.5,
         on_answer: Callable[[list[dict[str, str]], str], None] | None = None,
         response_format: type[BaseModel] | None = None,
+        temperature: float = 0.0,
+        max_tokens: int | None = None,
         **completion_kwargs: Any,
     ) -> None:
         self.model = model
         self.timeout, self.num_retries, self.backoff = timeout, num_retries, backoff
         self.api_base, self.mock, self.on_answer = api_base, mock, on_answer
         self.response_format = response_format
+        self.temperature, self.max_tokens = temperature, max_tokens
         self.completion_kwargs = completion_kwargs
         self.usage = Usage()
+
+    def answer_limit(self) -> int | None:
+        """``max_tokens`` for the next call (None: none sent)."""
+        return self.max_tokens
 
     def _complete(self, messages: list[dict[str, str]]) -> str:
         """The model's answer to ``messages``: one call, retried, within the deadlines.
@@ -120,8 +142,12 @@ class ModelClient:
             "messages": messages,
             "timeout": self.timeout,
             "num_retries": 0,  # retried below, with backoff, so that every attempt is counted
+            "temperature": self.temperature,
             **self.completion_kwargs,
         }
+        limit = self.answer_limit()
+        if limit is not None:
+            kwargs["max_tokens"] = limit
         if self.api_base:
             kwargs["api_base"] = self.api_base
         with contextlib.suppress(Exception):  # providers litellm does not know: plain JSON

@@ -39,10 +39,26 @@ from claw.planner.prompting import (
     declined_error,
     describe_scene,
     describe_skills,
+    example_turns,
     template,
 )
 from claw.planner.text import TEXT_LIMIT, clean_text, extract_json, validation_problems
 from claw.skills.base import skill_names
+
+TOKENS_PER_STEP = 48
+"""Room in an answer per allowed step: a step of a JSON plan is 10–23 tokens and a goal
+predicate about 10 (cl100k; ``{"skill": "place", "args": {"target": "far right corner",
+"relation": "at"}}`` is 23), with room for tokenizers of small local models."""
+TOKENS_BASE = 64  # the braces, keys and an error object
+EMPTY_PLAN = (
+    "the answer has no steps, no goal and no error: give the goal and the steps that reach it, "
+    "or an error object if the instruction cannot be done"
+)
+
+
+def answer_tokens(max_steps: int) -> int:
+    """The longest answer a plan of ``max_steps`` steps needs: ``max_tokens`` by default."""
+    return TOKENS_BASE + TOKENS_PER_STEP * max_steps
 
 
 class LLMPlanner(ModelClient):
@@ -60,8 +76,9 @@ class LLMPlanner(ModelClient):
         max_repairs: Times an unusable plan is sent back to the model with its problems.
         top_k: How many skills the library's retrieval puts first in the catalogue.
         max_steps: The most steps a plan may have (``run_instruction`` sets it to its own cap).
-        **client: ``api_base``, ``mock``, ``backoff``, ``on_answer`` and litellm arguments, as
-            :class:`ModelClient` takes them.
+        **client: ``api_base``, ``temperature`` (default 0), ``max_tokens`` (default: a plan of
+            ``max_steps`` steps, :func:`answer_tokens`), ``mock``, ``backoff``, ``on_answer`` and
+            litellm arguments, as :class:`ModelClient` takes them.
     """
 
     def __init__(
@@ -78,6 +95,10 @@ class LLMPlanner(ModelClient):
         self.name = model
         self.max_repairs, self.top_k, self.max_steps = max_repairs, top_k, max_steps
         self.messages: list[dict[str, str]] = []
+
+    def answer_limit(self) -> int:
+        """``max_tokens`` as set, else as long as a plan of ``max_steps`` steps needs."""
+        return self.max_tokens or answer_tokens(self.max_steps)
 
     def _catalogue(self, instruction: str) -> list[str]:
         names = skill_names()
@@ -103,7 +124,7 @@ class LLMPlanner(ModelClient):
         )
         self.messages = [
             {"role": "system", "content": system},
-            {"role": "user", "content": template("examples")},
+            *example_turns(),
             {
                 "role": "user",
                 "content": template("scene").format(scene=describe_scene(env))
@@ -187,6 +208,8 @@ class LLMPlanner(ModelClient):
         if len(reply.steps) > self.max_steps:
             steps, cap = len(reply.steps), self.max_steps
             return None, [f"the plan has {steps} steps, more than the cap of {cap}"], steps
+        if not reply.steps and not reply.goal:
+            return None, [EMPTY_PLAN], 0
         goal, errors = read_goal(reply.goal, env.object_names)
         plan = Plan(goal=goal, steps=reply.steps)
         errors += plan_problems(plan, env)

@@ -44,6 +44,20 @@ def template(name: str) -> str:
     return (resources.files("claw.prompts") / f"{name}.md").read_text()
 
 
+def example_turns() -> list[dict[str, str]]:
+    """The few-shot examples of ``prompts/examples.md`` as conversation turns: each
+    ``Instruction: …`` line a user turn, the JSON line after it the assistant's answer."""
+    turns: list[dict[str, str]] = []
+    for line in template("examples").splitlines():
+        if line.startswith("Instruction:"):
+            instruction = line.removeprefix("Instruction:").strip()
+            content = template("instruction").format(instruction=instruction).strip()
+            turns.append({"role": "user", "content": content})
+        elif line.startswith("{"):
+            turns.append({"role": "assistant", "content": line.strip()})
+    return turns
+
+
 def describe_scene(env: TabletopEnv) -> str:
     """The scene for the prompt: each object, where it is, what it rests on; what is held."""
     world = env.world_state()

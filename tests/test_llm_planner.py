@@ -24,8 +24,11 @@ from claw.planner.exceptions import (
     UnparseableError,
     UnsupportedError,
 )
+from claw.planner.llm import answer_tokens
 from claw.planner.loop import RunError, run_instruction
 from claw.planner.offline import OfflinePlanner
+from claw.planner.plan import Plan
+from claw.planner.prompting import example_turns
 from claw.planner.text import extract_json, provider_message
 from claw.skills import skill_names
 
@@ -61,7 +64,11 @@ def test_a_valid_plan_runs_and_succeeds(env: TabletopEnv) -> None:
     assert llm.usage.calls == 1 and llm.usage.completion_tokens > 0
     system = llm.messages[0]["content"]
     assert all(name in system for name in skill_names())  # the catalogue lists the skills
-    assert "red_block: x" in llm.messages[2]["content"]  # the scene is described
+    examples = example_turns()  # the few-shot examples are turns: asked, then answered
+    assert llm.messages[1 : 1 + len(examples)] == examples and len(examples) >= 6
+    assert [t["role"] for t in examples[:2]] == ["user", "assistant"]
+    asked = llm.messages[1 + len(examples)]
+    assert asked["role"] == "user" and "red_block: x" in asked["content"]  # the scene is described
 
 
 @pytest.mark.parametrize(
@@ -264,8 +271,30 @@ def test_a_goalless_plan_of_picks_and_places_is_not_a_success(env: TabletopEnv) 
     assert "no goal to check" in result.reason and "pick, place" in result.reason
 
 
-def test_a_goalless_plan_with_no_steps_is_not_a_success(env: TabletopEnv) -> None:
-    result = run_instruction(env, INSTRUCTION, planner('{"goal": [], "steps": []}'))
+@pytest.mark.parametrize("empty", ['{"goal": [], "steps": []}', '{"error": null}', "{}"])
+def test_an_answer_with_no_steps_goal_or_error_is_not_a_plan(env: TabletopEnv, empty: str) -> None:
+    result = run_instruction(env, INSTRUCTION, planner(empty, empty, json.dumps(GOOD)))
+    assert result.success, result.error  # repaired: the third answer is a plan
+    result = run_instruction(env, INSTRUCTION, planner(empty, empty, empty))
+    assert not result.success and result.error is not None
+    assert result.error.kind == "invalid_plan" and "no steps, no goal and no error" in (
+        result.error.message
+    )
+
+
+def test_a_plan_with_no_goal_and_no_steps_is_not_a_success(env: TabletopEnv) -> None:
+    """Whatever planner made it: the loop itself refuses to call nothing a success."""
+
+    class Idle:
+        name = "idle"
+
+        def plan(self, instruction: str, env: TabletopEnv) -> Plan:
+            return Plan()
+
+        def replan(self, instruction: str, plan: Plan, env: TabletopEnv, failure: Any) -> Plan:
+            return Plan()
+
+    result = run_instruction(env, INSTRUCTION, Idle())
     assert not result.success and "nothing was done" in result.reason
 
 
@@ -521,3 +550,48 @@ def test_http_unavailable_falls_back_offline_when_asked(server: str) -> None:
     result = claw(INSTRUCTION, "--seed", "1", "--planner", "openai/test-model", "--api-base",
                   server, "--fallback", "offline", "--json")  # fmt: skip
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_http_requests_sample_greedily_and_bound_the_answer(
+    server: str, env: TabletopEnv, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """temperature 0 and max_tokens as long as a plan of max_steps needs, unless set."""
+    FakeOpenAI.script = [("ok", json.dumps(GOOD)), ("ok", json.dumps(GOOD))]
+    over_http(server, monkeypatch, max_steps=10).plan(INSTRUCTION, env)
+    sent = FakeOpenAI.seen[-1]
+    assert sent["temperature"] == 0 and sent["max_tokens"] == answer_tokens(10) == 544
+    over_http(server, monkeypatch, temperature=0.7, max_tokens=300).plan(INSTRUCTION, env)
+    sent = FakeOpenAI.seen[-1]
+    assert sent["temperature"] == 0.7 and sent["max_tokens"] == 300
+
+
+def test_http_claw_eval_reaches_a_server_with_its_settings(
+    server: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    """--api-base, --timeout, --temperature and --max-tokens reach every request of claw eval."""
+    from typer.testing import CliRunner
+
+    from claw.cli import app
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
+    monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    suite = tmp_path / "suite.yaml"
+    case = {"id": "c1", "instruction": INSTRUCTION, "scene": "default", "goal": GOOD["goal"]}
+    suite.write_text(json.dumps({"name": "one", "cases": [case]}))
+    FakeOpenAI.script = [("ok", json.dumps(GOOD))]
+    options = [
+        "--api-base",
+        server,
+        "--timeout",
+        "5",
+        "--temperature",
+        "0.3",
+        "--max-tokens",
+        "111",
+    ]
+    result = CliRunner().invoke(
+        app, ["eval", "run", str(suite), "--planner", "openai/test-model", *options]
+    )
+    assert result.exit_code == 0, result.output
+    assert len(FakeOpenAI.seen) == 1
+    assert FakeOpenAI.seen[0]["temperature"] == 0.3 and FakeOpenAI.seen[0]["max_tokens"] == 111
