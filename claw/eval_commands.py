@@ -236,6 +236,14 @@ def _show_result(result: SuiteResult, console: Console) -> None:
             console.print(f"[red]failed[/red] {markup(case.id)}: {markup(case.reason)}")
     recovered = int(result.overall["recovered_by_replanning"])
     console.print(f"{recovered} successes recovered by replanning; {result.wall_seconds} s wall")
+    overall = result.overall
+    if overall.get("llm_calls"):
+        console.print(
+            f"LLM per case: {overall['llm_calls']:.2f} calls, "
+            f"{overall.get('llm_prompt_tokens', 0):.0f} prompt + "
+            f"{overall.get('llm_completion_tokens', 0):.0f} completion tokens; "
+            f"{overall.get('llm_tokens_total', 0):.0f} tokens in all"
+        )
 
 
 def show_comparison(comparison: Comparison, console: Console) -> None:

@@ -44,6 +44,9 @@ METRICS: list[tuple[str, str, Callable[[float], str]]] = [
     ("recovered_by_replanning", "recovered by replanning", lambda v: f"{v:.0f}"),
     ("llm_calls", "LLM calls / case", lambda v: f"{v:.2f}"),
     ("llm_tokens", "LLM tokens / case", lambda v: f"{v:.1f}"),
+    ("llm_prompt_tokens", "LLM prompt tokens / case", lambda v: f"{v:.1f}"),
+    ("llm_completion_tokens", "LLM completion tokens / case", lambda v: f"{v:.1f}"),
+    ("llm_tokens_total", "LLM tokens in all", lambda v: f"{v:.0f}"),
     ("sim_seconds", "sim seconds / case", lambda v: f"{v:.2f}"),
     ("wall_seconds", "wall seconds / case", lambda v: f"{v:.2f}"),
 ]

@@ -44,6 +44,9 @@ class CaseResult(BaseModel):
     replans: int = 0
     llm_calls: int = 0
     llm_tokens: int = 0
+    """Prompt and completion tokens together (``llm_prompt_tokens + llm_completion_tokens``)."""
+    llm_prompt_tokens: int = 0
+    llm_completion_tokens: int = 0
     sim_seconds: float = 0.0
     wall_seconds: float = 0.0
     run: dict[str, Any] = Field(default_factory=dict)
@@ -226,6 +229,8 @@ def run_case(
         replans=result.replans,
         llm_calls=0 if usage is None else usage.calls,
         llm_tokens=0 if usage is None else usage.prompt_tokens + usage.completion_tokens,
+        llm_prompt_tokens=0 if usage is None else usage.prompt_tokens,
+        llm_completion_tokens=0 if usage is None else usage.completion_tokens,
         sim_seconds=result.sim_seconds,
         wall_seconds=round(time.perf_counter() - tic, 3),
         run=json.loads(result.model_dump_json()),
@@ -256,6 +261,9 @@ def summarise(results: list[CaseResult]) -> dict[str, float]:
         "recovered_by_replanning": float(sum(r.success and r.replans > 0 for r in results)),
         "llm_calls": round(sum(r.llm_calls for r in results) / n, 4),
         "llm_tokens": round(sum(r.llm_tokens for r in results) / n, 2),
+        "llm_prompt_tokens": round(sum(r.llm_prompt_tokens for r in results) / n, 2),
+        "llm_completion_tokens": round(sum(r.llm_completion_tokens for r in results) / n, 2),
+        "llm_tokens_total": float(sum(r.llm_tokens for r in results)),
         "sim_seconds": round(sum(r.sim_seconds for r in results) / n, 3),
         "wall_seconds": round(sum(r.wall_seconds for r in results) / n, 3),
     }

@@ -191,14 +191,19 @@ class ModelClient:
                     f"{self.model} cannot be used: {type(exc).__name__}{_said(exc, secrets)}"
                 ) from None
         self.usage.calls += 1
+        text = _answer_text(response)
         usage = getattr(response, "usage", None)
-        if usage is not None:
+        if self.mock is not None:  # a mocked answer's usage is made up: count what was sent
+            with contextlib.suppress(Exception):
+                count = litellm.token_counter
+                self.usage.prompt_tokens += count(model=self.model, messages=messages)
+                self.usage.completion_tokens += count(model=self.model, text=text)
+        elif usage is not None:
             self.usage.prompt_tokens += int(getattr(usage, "prompt_tokens", 0) or 0)
             self.usage.completion_tokens += int(getattr(usage, "completion_tokens", 0) or 0)
         with contextlib.suppress(Exception), contextlib.redirect_stdout(sys.stderr):
             # Unknown prices (local models, some mocks) cost nothing here.
             self.usage.cost_usd += float(litellm.completion_cost(completion_response=response))
-        text = _answer_text(response)
         if self.on_answer is not None:  # e.g. recording a cassette
             self.on_answer(messages, text)
         return text

@@ -101,13 +101,17 @@ class LLMPlanner(ModelClient):
         return self.max_tokens or answer_tokens(self.max_steps)
 
     def _catalogue(self, instruction: str) -> list[str]:
+        """The skills the prompt lists: all of them, in the registry's order, while there are
+        at most ``top_k`` (then the system prompt is the same for every instruction, and a
+        provider's prompt cache applies); else the ``top_k`` the library retrieves for it."""
         names = skill_names()
+        if len(names) <= self.top_k:
+            return names
         try:
             hits = SkillLibrary().search(instruction, k=self.top_k, kind="controller")
-            found = [h.record.name for h in hits if h.record.name in names]
-            return found + [n for n in names if n not in found]
         except ClawError:
             return names
+        return [h.record.name for h in hits if h.record.name in names] or names
 
     def plan(self, instruction: str, env: TabletopEnv) -> Plan:
         """Ask the model for a plan; repair it until it validates against the scene.

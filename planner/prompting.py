@@ -6,9 +6,8 @@ from the live env and the skill registry.
 
 from __future__ import annotations
 
-import json
 from importlib import resources
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -79,14 +78,43 @@ def describe_scene(env: TabletopEnv) -> str:
 
 
 def describe_skills(names: list[str]) -> str:
-    """The skill catalogue for the prompt: name, description, parameters."""
+    """The skill catalogue for the prompt: each skill as a signature with its parameters' types
+    (an enum's values, a number's bounds), what it does, and what each parameter means."""
     lines = []
     for name in names:
         skill = get_skill(name)
         schema = skill.Params.model_json_schema()
-        params = json.dumps(schema.get("properties", {}), separators=(",", ":"))
-        lines.append(f"- {name} — {skill.description} — {params}")
+        required = set(schema.get("required", []))
+        params = schema.get("properties", {})
+        signature = ", ".join(
+            f"{key}{'' if key in required else '?'}: {_param_type(spec)}"
+            for key, spec in params.items()
+        )
+        meanings = "; ".join(
+            f"{key}: {spec['description'].rstrip('.')}"
+            for key, spec in params.items()
+            if "description" in spec
+        )
+        line = f"- {name}({signature}) — {skill.description}"
+        lines.append(f"{line} ({meanings})" if meanings else line)
     return "\n".join(lines)
+
+
+def _param_type(spec: dict[str, Any]) -> str:
+    """A parameter's JSON type in a few words: ``on|in|next_to``, ``number in (0, 0.3]``."""
+    if "enum" in spec:
+        return "|".join(str(v) for v in spec["enum"])
+    if "anyOf" in spec:
+        return " or ".join(_param_type(option) for option in spec["anyOf"])
+    kind = str(spec.get("type", "any"))
+    low = spec.get("exclusiveMinimum", spec.get("minimum"))
+    high = spec.get("exclusiveMaximum", spec.get("maximum"))
+    if kind in ("number", "integer") and (low is not None or high is not None):
+        left = "(" if "exclusiveMinimum" in spec else "["
+        right = ")" if "exclusiveMaximum" in spec else "]"
+        low, high = ("" if v is None else v for v in (low, high))
+        return f"{kind} in {left}{low}, {high}{right}"
+    return kind
 
 
 def declined_error(error: PlanError) -> ClawError:

@@ -595,3 +595,15 @@ def test_http_claw_eval_reaches_a_server_with_its_settings(
     assert result.exit_code == 0, result.output
     assert len(FakeOpenAI.seen) == 1
     assert FakeOpenAI.seen[0]["temperature"] == 0.3 and FakeOpenAI.seen[0]["max_tokens"] == 111
+
+
+def test_the_static_prompt_comes_first_and_tokens_are_counted(env: TabletopEnv) -> None:
+    """The system prompt (rules, catalogue) and the examples are the same for every
+    instruction, so a provider's prompt cache applies; a mocked call's tokens are counted."""
+    first, second = planner(json.dumps(GOOD)), planner(json.dumps(GOOD))
+    first.plan(INSTRUCTION, env)
+    second.plan("push the green block 5 cm to the left", env)
+    static = 1 + len(example_turns())
+    assert first.messages[:static] == second.messages[:static]
+    assert "place(target: string" in first.messages[0]["content"]  # a signature, not a schema
+    assert first.usage.prompt_tokens > 500 and 20 < first.usage.completion_tokens < 200
