@@ -206,7 +206,9 @@ def _run(
         failed = sum(not case.success for case in result.cases)
         with Progress(console=console, transient=True) as bar, errors():
             task = bar.add_task(f"recording {failed} failed cases", total=failed)
-            written = write_report(result, report, suite, progress=lambda c: bar.advance(task))
+            written = write_report(
+                result, report, suite, progress=lambda c: bar.advance(task), settings=settings
+            )
         console.print(f"report: {markup(written.markdown)}, {markup(written.html)}")
     raise typer.Exit(EXIT_OK if result.overall["success_rate"] == 1.0 else EXIT_FAILED)
 

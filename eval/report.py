@@ -24,6 +24,7 @@ from typing import Any
 
 from claw.eval.runner import CaseResult, SuiteResult, run_case
 from claw.eval.suite import Suite
+from claw.planner.completion import ModelSettings
 
 PLOTS_DIR, FAILURES_DIR = "plots", "failures"
 SUCCESS_PLOT, SIM_PLOT = "success_per_tag.png", "sim_seconds_per_case.png"
@@ -97,12 +98,13 @@ def write_report(
     *,
     date: datetime | None = None,
     progress: Callable[[CaseResult], None] | None = None,
+    settings: ModelSettings | None = None,
 ) -> Report:
     """Write the report of ``result`` into ``folder`` (created; its GIFs and plots replaced).
 
     With ``suite`` (the suite ``result`` came from) every failed case is run again with the same
-    planner while recording a GIF; ``progress`` is called after each such run. Without it the
-    report has no GIFs.
+    planner (a model asked as ``settings`` say) while recording a GIF; ``progress`` is called
+    after each such run. Without it the report has no GIFs.
     """
     folder = Path(folder)
     plots_dir, failures_dir = folder / PLOTS_DIR, folder / FAILURES_DIR
@@ -121,7 +123,7 @@ def write_report(
     }
     success_plot(result).save(plots["success_per_tag"])
     sim_seconds_plot(result).save(plots["sim_seconds_per_case"])
-    failures = record_failures(result, suite, failures_dir, progress)
+    failures = record_failures(result, suite, failures_dir, progress, settings)
 
     report = Report(
         folder=folder,
@@ -141,6 +143,7 @@ def record_failures(
     suite: Suite | None,
     folder: Path,
     progress: Callable[[CaseResult], None] | None = None,
+    settings: ModelSettings | None = None,
 ) -> list[Failure]:
     """Every failed case of ``result``, recorded again to ``folder/<id>.gif`` given ``suite``."""
     failed = [case for case in result.cases if not case.success]
@@ -155,7 +158,14 @@ def record_failures(
             continue
         name = _file_name(case.id, used)
         path = folder / f"{name}.gif"
-        again = run_case(suite, index[case.id], result.planner, video=path, prefer=result.prefer)
+        again = run_case(
+            suite,
+            index[case.id],
+            result.planner,
+            video=path,
+            prefer=result.prefer,
+            settings=settings,
+        )
         if progress is not None:
             progress(again)
         if not path.exists():
