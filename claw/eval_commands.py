@@ -14,6 +14,8 @@ from claw.options import (
     MaxTokens,
     Planner,
     PreferOption,
+    Structured,
+    StructuredMode,
     Temperature,
     Timeout,
 )
@@ -80,6 +82,7 @@ def eval_run(
     timeout: Timeout = DEFAULT_TIMEOUT,
     temperature: Temperature = 0.0,
     max_tokens: MaxTokens = None,
+    structured: Structured = StructuredMode.auto,
     report: Annotated[
         Path | None,
         typer.Option(
@@ -111,7 +114,11 @@ def eval_run(
     from claw.planner.completion import ModelSettings
 
     settings = ModelSettings(
-        api_base=api_base, timeout=timeout, temperature=temperature, max_tokens=max_tokens
+        api_base=api_base,
+        timeout=timeout,
+        temperature=temperature,
+        max_tokens=max_tokens,
+        structured=structured.value,
     )
     choice = prefer.value if prefer else None
     _run(loaded, name, workers, json_file, report, record, choice, settings)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from enum import Enum
 from typing import Annotated
 
 import typer
@@ -61,4 +62,22 @@ PreferOption = Annotated[
 MaxSteps = Annotated[
     int | None,
     typer.Option(min=1, help="Refuse plans longer than this many steps (default 50)."),
+]
+
+
+class StructuredMode(str, Enum):
+    """How an LLM's answer is constrained (``claw.planner.schema.response_format``)."""
+
+    auto = "auto"
+    schema = "schema"
+    json = "json"
+    off = "off"
+
+
+Structured = Annotated[
+    StructuredMode,
+    typer.Option(
+        help="How an LLM's answer is constrained: auto (the plan's schema where the provider "
+        "takes one, else JSON mode), schema, json (JSON mode only) or off."
+    ),
 ]

@@ -16,6 +16,8 @@ from claw.options import (
     Planner,
     PreferOption,
     Seed,
+    Structured,
+    StructuredMode,
     Temperature,
     Timeout,
 )
@@ -91,6 +93,7 @@ def run(
     timeout: Timeout = DEFAULT_TIMEOUT,
     temperature: Temperature = 0.0,
     max_tokens: MaxTokens = None,
+    structured: Structured = StructuredMode.auto,
     max_replans: Annotated[int, typer.Option(min=0, help="Replans allowed after failures.")] = 3,
     max_steps: MaxSteps = None,
     video: Annotated[
@@ -115,7 +118,11 @@ def run(
         if video is not None:
             check_video_path(video)
         settings = ModelSettings(
-            api_base=api_base, timeout=timeout, temperature=temperature, max_tokens=max_tokens
+            api_base=api_base,
+            timeout=timeout,
+            temperature=temperature,
+            max_tokens=max_tokens,
+            structured=structured.value,
         )
         chosen = make_planner(planner, fallback=fallback, settings=settings)
         choice = prefer.value if prefer is not None else None

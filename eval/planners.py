@@ -140,6 +140,7 @@ def make_planner(
             timeout=settings.timeout,
             temperature=settings.temperature,
             max_tokens=settings.max_tokens,
+            structured=settings.structured,
         )
     else:
         assert spec.model is not None
@@ -149,6 +150,7 @@ def make_planner(
             api_base=settings.api_base or os.environ.get(API_BASE_ENV),
             temperature=settings.temperature,
             max_tokens=settings.max_tokens,
+            structured=settings.structured,
         )
     if fallback is not None:
         planner = FallbackPlanner(planner, OfflinePlanner())

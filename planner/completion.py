@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -69,6 +69,7 @@ class ModelSettings(BaseModel):
     timeout: float = Field(default=30.0, gt=0)
     temperature: float = Field(default=0.0, ge=0, le=2)
     max_tokens: int | None = Field(default=None, ge=1)
+    structured: Literal["auto", "schema", "json", "off"] = "auto"
 
 
 class ModelClient:
@@ -121,6 +122,11 @@ class ModelClient:
         self.completion_kwargs = completion_kwargs
         self.usage = Usage()
 
+    def answer_format(self, knows_schema: bool) -> Any:
+        """``response_format`` for the next call: the pydantic model given, where litellm's
+        model map says the model takes a schema (``knows_schema``); else none."""
+        return self.response_format if self.response_format and knows_schema else None
+
     def answer_limit(self) -> int | None:
         """``max_tokens`` for the next call (None: none sent)."""
         return self.max_tokens
@@ -150,9 +156,9 @@ class ModelClient:
             kwargs["max_tokens"] = limit
         if self.api_base:
             kwargs["api_base"] = self.api_base
-        with contextlib.suppress(Exception):  # providers litellm does not know: plain JSON
-            if self.response_format and litellm.supports_response_schema(model=self.model):
-                kwargs["response_format"] = self.response_format  # structured output
+        answer_format = self.answer_format(knows_schema(litellm, self.model))
+        if answer_format is not None:
+            kwargs["response_format"] = answer_format  # structured output
         retryable = (
             litellm.exceptions.RateLimitError,
             litellm.exceptions.Timeout,
@@ -219,6 +225,14 @@ class ModelClient:
 
 
 _abandoned: list[threading.Thread] = []  # calls left running past their deadline
+
+
+def knows_schema(litellm: Any, model: str) -> bool:
+    """Whether litellm's model map says ``model`` takes a response schema (False for models it
+    does not know)."""
+    with contextlib.suppress(Exception):
+        return bool(litellm.supports_response_schema(model=model))
+    return False
 
 
 def abandoned_calls() -> int:

@@ -42,6 +42,7 @@ from claw.planner.prompting import (
     example_turns,
     template,
 )
+from claw.planner.schema import STRUCTURED_MODES, plan_schema, response_format
 from claw.planner.text import TEXT_LIMIT, clean_text, extract_json, validation_problems
 from claw.skills.base import skill_names
 
@@ -76,6 +77,8 @@ class LLMPlanner(ModelClient):
         max_repairs: Times an unusable plan is sent back to the model with its problems.
         top_k: How many skills the library's retrieval puts first in the catalogue.
         max_steps: The most steps a plan may have (``run_instruction`` sets it to its own cap).
+        structured: ``auto``, ``schema``, ``json`` or ``off``: how the answer is constrained
+            (:func:`claw.planner.schema.response_format`).
         **client: ``api_base``, ``temperature`` (default 0), ``max_tokens`` (default: a plan of
             ``max_steps`` steps, :func:`answer_tokens`), ``mock``, ``backoff``, ``on_answer`` and
             litellm arguments, as :class:`ModelClient` takes them.
@@ -89,12 +92,27 @@ class LLMPlanner(ModelClient):
         max_repairs: int = 2,
         top_k: int = 8,
         max_steps: int = MAX_PLAN_STEPS,
+        structured: str = "auto",
         **client: Any,
     ) -> None:
+        if structured not in STRUCTURED_MODES:
+            raise ValueError(f"structured must be one of {', '.join(STRUCTURED_MODES)}")
         super().__init__(model, timeout, num_retries, response_format=Reply, **client)
         self.name = model
+        self.structured = structured
+        self.structured_as: str | None = None  # what the last request sent (schema form, json)
+        self.schema: dict[str, Any] | None = None
         self.max_repairs, self.top_k, self.max_steps = max_repairs, top_k, max_steps
         self.messages: list[dict[str, str]] = []
+
+    def answer_format(self, knows_schema: bool) -> Any:
+        """The plan's schema for this scene, in the form this provider takes (``structured``:
+        :func:`claw.planner.schema.response_format`)."""
+        schema = self.schema or {}
+        self.structured_as, fmt = response_format(
+            self.structured, self.model, self.api_base, schema, knows_schema
+        )
+        return fmt
 
     def answer_limit(self) -> int:
         """``max_tokens`` as set, else as long as a plan of ``max_steps`` steps needs."""
@@ -121,10 +139,10 @@ class LLMPlanner(ModelClient):
             InvalidPlanError: no usable plan after the repairs.
             PlannerUnavailableError: the model could not be reached or used.
         """
+        skills = self._catalogue(instruction)
+        self.schema = plan_schema(skills, env.object_names, self.max_steps)
         system = (
-            template("system")
-            + "\n"
-            + template("catalogue").format(skills=describe_skills(self._catalogue(instruction)))
+            template("system") + "\n" + template("catalogue").format(skills=describe_skills(skills))
         )
         self.messages = [
             {"role": "system", "content": system},
@@ -244,6 +262,11 @@ class FallbackPlanner:
         for planner in (self.first, self.fallback):
             if hasattr(planner, "max_steps"):
                 planner.max_steps = value
+
+    @property
+    def structured_as(self) -> str | None:
+        """How the planning model's answer was constrained (None once planning offline)."""
+        return getattr(self.active, "structured_as", None)
 
     def _hand_over(self, exc: PlannerUnavailableError) -> None:
         self.active = self.fallback

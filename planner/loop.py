@@ -78,6 +78,9 @@ class RunResult(BaseModel):
     sim_seconds: float = 0.0
     wall_seconds: float = 0.0
     error: RunError | None = None
+    structured: str | None = None
+    """How an LLM's answer was constrained (``schema:json_schema``, ``schema:json_object``,
+    ``json``, ``off``); ``None`` for planners that ask no model."""
     reason: str = Field(default="", exclude=True)
     """Why the run failed (the failed step, the goal check, or a goal-less plan); "" on success.
     Shown by ``claw "…"``; not in ``--json``, whose keys are the documented contract (each
@@ -138,6 +141,7 @@ def run_instruction(
         result.error = RunError.of(exc)
         return finish()
     result.goal = list(plan.goal)
+    result.structured = getattr(planner, "structured_as", None)
     result.plan = [call.model_copy(deep=True) for call in plan.steps]
     notify("plan", plan)
 

@@ -19,6 +19,13 @@ class ObjectRef:
     """Marks a parameter that names an object of the scene (checked before a skill runs)."""
 
 
+class RegionRef:
+    """Marks a parameter that may name a table region (with ``objects``: or an object)."""
+
+    def __init__(self, objects: bool = False) -> None:
+        self.objects = objects
+
+
 ObjectName = Annotated[str, ObjectRef()]
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Literal
+from typing import Annotated, Literal
 
 import numpy as np
 from pydantic import Field
@@ -14,7 +14,7 @@ from claw.envs.regions import region_anchor, resolve_region
 from claw.envs.robot import PAD_REACH
 from claw.envs.state import WorldState, unknown_object_error
 from claw.envs.tabletop import TabletopEnv
-from claw.skills.base import Skill, SkillParams, SkillResult, register_skill
+from claw.skills.base import RegionRef, Skill, SkillParams, SkillResult, register_skill
 from claw.skills.basic import result
 from claw.skills.exceptions import NoPlacement
 from claw.skills.motion import Claw, wrap_angle
@@ -36,8 +36,10 @@ RETREAT = 0.08  # m the claw rises after letting go
 
 
 class PlaceParams(SkillParams):
-    target: str = Field(description="The object to place relative to, or a table region for 'at'.")
-    near: str | None = Field(
+    target: Annotated[str, RegionRef(objects=True)] = Field(
+        description="The object to place relative to, or a table region for 'at'."
+    )
+    near: Annotated[str | None, RegionRef()] = Field(
         None, description="Optionally a table region: of the spots that work, the nearest to it."
     )
     relation: Relation = Field(

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+import jsonschema
 import pytest
 
 from claw.envs import TabletopEnv
@@ -29,6 +30,7 @@ from claw.planner.loop import RunError, run_instruction
 from claw.planner.offline import OfflinePlanner
 from claw.planner.plan import Plan
 from claw.planner.prompting import example_turns
+from claw.planner.schema import plan_schema, response_format
 from claw.planner.text import extract_json, provider_message
 from claw.skills import skill_names
 
@@ -607,3 +609,52 @@ def test_the_static_prompt_comes_first_and_tokens_are_counted(env: TabletopEnv) 
     assert first.messages[:static] == second.messages[:static]
     assert "place(target: string" in first.messages[0]["content"]  # a signature, not a schema
     assert first.usage.prompt_tokens > 500 and 20 < first.usage.completion_tokens < 200
+
+
+def test_http_a_local_server_gets_the_scene_schema_as_json_object(
+    server: str, env: TabletopEnv, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """llama.cpp's form: json_object with a schema whose names are the scene's objects."""
+    FakeOpenAI.script = [("ok", json.dumps(GOOD))]
+    result = run_instruction(env, INSTRUCTION, over_http(server, monkeypatch))
+    assert result.success and result.structured == "schema:json_object"
+    sent = FakeOpenAI.seen[-1]["response_format"]
+    assert sent["type"] == "json_object"
+    schema = sent["schema"]
+    pick_step, place_step = GOOD["steps"]
+    place_step = {**place_step, "args": {**place_step["args"], "near": None}}  # every key, strict
+    jsonschema.validate({**GOOD, "steps": [pick_step, place_step]}, schema)  # the answer fits
+    pick = next(
+        branch for branch in schema["properties"]["steps"]["items"]["anyOf"]
+        if branch["properties"]["skill"]["enum"] == ["pick"]
+    )  # fmt: skip
+    assert pick["properties"]["args"]["properties"]["object"]["enum"] == env.object_names
+    wrong = {**GOOD, "steps": [{"skill": "pick", "args": {"object": "purple_block"}}]}
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(wrong, schema)
+
+
+@pytest.mark.parametrize(
+    ("mode", "model", "api_base", "knows", "sent"),
+    [
+        ("auto", "openai/local", "http://127.0.0.1:8080/v1", False, "schema:json_object"),
+        ("auto", "gpt-4o-mini", None, True, "schema:json_schema"),
+        ("auto", "some/unknown-model", None, False, "json"),
+        ("schema", "ollama/llama3", None, False, "schema:json_schema"),
+        ("json", "gpt-4o-mini", None, True, "json"),
+        ("off", "gpt-4o-mini", None, True, "off"),
+    ],
+)
+def test_the_answer_format_is_chosen_per_provider(
+    mode: str, model: str, api_base: str | None, knows: bool, sent: str
+) -> None:
+    schema = plan_schema(["pick"], ["red_block"], 4)
+    choice, fmt = response_format(mode, model, api_base, schema, knows)
+    assert choice == sent
+    if sent == "schema:json_schema":
+        strict = {"name": "plan", "schema": schema, "strict": True}
+        assert fmt == {"type": "json_schema", "json_schema": strict}
+    elif sent == "json":
+        assert fmt == {"type": "json_object"}
+    elif sent == "off":
+        assert fmt is None

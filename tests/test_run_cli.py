@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 RESULT_KEYS = {"instruction", "success", "goal", "plan", "steps", "replans", "sim_seconds",
-               "wall_seconds", "error"}  # fmt: skip
+               "wall_seconds", "error", "structured"}  # fmt: skip
 DEFAULT_COMMAND = "put the red block next to the blue box"
 COLD_START_LIMIT = 6.0  # CPU s, for the default command from a fresh interpreter
 HEAVY = ("litellm", "torch", "stable_baselines3")
