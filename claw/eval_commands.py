@@ -11,6 +11,8 @@ import typer
 from claw.options import (
     DEFAULT_TIMEOUT,
     ApiBase,
+    LlmMode,
+    LlmModeOption,
     MaxTokens,
     Planner,
     PreferOption,
@@ -83,6 +85,7 @@ def eval_run(
     temperature: Temperature = 0.0,
     max_tokens: MaxTokens = None,
     structured: Structured = StructuredMode.auto,
+    llm_mode: LlmModeOption = LlmMode.steps,
     report: Annotated[
         Path | None,
         typer.Option(
@@ -119,6 +122,7 @@ def eval_run(
         temperature=temperature,
         max_tokens=max_tokens,
         structured=structured.value,
+        llm_mode=llm_mode.value,
     )
     choice = prefer.value if prefer else None
     _run(loaded, name, workers, json_file, report, record, choice, settings)

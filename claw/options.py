@@ -81,3 +81,20 @@ Structured = Annotated[
         "takes one, else JSON mode), schema, json (JSON mode only) or off."
     ),
 ]
+
+
+class LlmMode(str, Enum):
+    """Who writes an LLM plan's steps (``claw.planner.goal_mode``)."""
+
+    steps = "steps"
+    goal = "goal"
+    auto = "auto"
+
+
+LlmModeOption = Annotated[
+    LlmMode,
+    typer.Option(
+        help="steps: the model's steps run; goal: the model states the goal and claw's step "
+        "generator writes the steps; auto: goal mode where the answer states a goal."
+    ),
+]

@@ -11,6 +11,8 @@ from claw.options import (
     DEFAULT_TIMEOUT,
     ApiBase,
     JsonFlag,
+    LlmMode,
+    LlmModeOption,
     MaxSteps,
     MaxTokens,
     Planner,
@@ -94,6 +96,7 @@ def run(
     temperature: Temperature = 0.0,
     max_tokens: MaxTokens = None,
     structured: Structured = StructuredMode.auto,
+    llm_mode: LlmModeOption = LlmMode.steps,
     max_replans: Annotated[int, typer.Option(min=0, help="Replans allowed after failures.")] = 3,
     max_steps: MaxSteps = None,
     video: Annotated[
@@ -123,6 +126,7 @@ def run(
             temperature=temperature,
             max_tokens=max_tokens,
             structured=structured.value,
+            llm_mode=llm_mode.value,
         )
         chosen = make_planner(planner, fallback=fallback, settings=settings)
         choice = prefer.value if prefer is not None else None

@@ -129,6 +129,7 @@ def make_planner(
                 f"{spec.text} answers from a suite case's ground truth: use it with claw eval"
             )
         planner = _mock(spec, case, env)
+        planner.mode = settings.llm_mode  # who writes the steps: the mock, or claw from its goal
     elif spec.kind == "replay":
         assert spec.cassette is not None
         cassette = Cassette(spec.cassette)
@@ -141,6 +142,7 @@ def make_planner(
             temperature=settings.temperature,
             max_tokens=settings.max_tokens,
             structured=settings.structured,
+            mode=settings.llm_mode,
         )
     else:
         assert spec.model is not None
@@ -151,6 +153,7 @@ def make_planner(
             temperature=settings.temperature,
             max_tokens=settings.max_tokens,
             structured=settings.structured,
+            mode=settings.llm_mode,
         )
     if fallback is not None:
         planner = FallbackPlanner(planner, OfflinePlanner())

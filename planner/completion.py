@@ -70,6 +70,7 @@ class ModelSettings(BaseModel):
     temperature: float = Field(default=0.0, ge=0, le=2)
     max_tokens: int | None = Field(default=None, ge=1)
     structured: Literal["auto", "schema", "json", "off"] = "auto"
+    llm_mode: Literal["steps", "goal", "auto"] = "steps"
 
 
 class ModelClient:

@@ -32,6 +32,8 @@ from claw.envs.tabletop import TabletopEnv
 from claw.library import SkillLibrary
 from claw.planner.completion import ModelClient
 from claw.planner.exceptions import InvalidPlanError, PlannerUnavailableError
+from claw.planner.goal_mode import LLM_MODES, derive_steps, goal_vocabulary, uses_goal
+from claw.planner.offline import OfflinePlanner
 from claw.planner.plan import MAX_PLAN_STEPS, Failure, Plan, plan_problems, read_goal
 from claw.planner.prompting import (
     PlanError,
@@ -79,6 +81,9 @@ class LLMPlanner(ModelClient):
         max_steps: The most steps a plan may have (``run_instruction`` sets it to its own cap).
         structured: ``auto``, ``schema``, ``json`` or ``off``: how the answer is constrained
             (:func:`claw.planner.schema.response_format`).
+        mode: ``steps`` (the model's steps run), ``goal`` (the model states the goal, the
+            symbolic step generator writes the steps; :mod:`claw.planner.goal_mode`) or
+            ``auto`` (goal mode where the answer states a goal).
         **client: ``api_base``, ``temperature`` (default 0), ``max_tokens`` (default: a plan of
             ``max_steps`` steps, :func:`answer_tokens`), ``mock``, ``backoff``, ``on_answer`` and
             litellm arguments, as :class:`ModelClient` takes them.
@@ -93,10 +98,14 @@ class LLMPlanner(ModelClient):
         top_k: int = 8,
         max_steps: int = MAX_PLAN_STEPS,
         structured: str = "auto",
+        mode: str = "steps",
         **client: Any,
     ) -> None:
         if structured not in STRUCTURED_MODES:
             raise ValueError(f"structured must be one of {', '.join(STRUCTURED_MODES)}")
+        if mode not in LLM_MODES:
+            raise ValueError(f"mode must be one of {', '.join(LLM_MODES)}")
+        self.mode = mode
         super().__init__(model, timeout, num_retries, response_format=Reply, **client)
         self.name = model
         self.structured = structured
@@ -140,10 +149,13 @@ class LLMPlanner(ModelClient):
             PlannerUnavailableError: the model could not be reached or used.
         """
         skills = self._catalogue(instruction)
-        self.schema = plan_schema(skills, env.object_names, self.max_steps)
+        goals = goal_vocabulary(env.object_names) if self.mode == "goal" else None
+        self.schema = plan_schema(skills, env.object_names, self.max_steps, goals)
         system = (
             template("system") + "\n" + template("catalogue").format(skills=describe_skills(skills))
         )
+        if self.mode == "goal":
+            system += "\n" + template("goal_mode")
         self.messages = [
             {"role": "system", "content": system},
             *example_turns(),
@@ -159,7 +171,10 @@ class LLMPlanner(ModelClient):
     def replan(
         self, instruction: str, plan: Plan, env: TabletopEnv, failure: Failure | None = None
     ) -> Plan:
-        """Tell the model what failed and how the scene is now; ask for what remains."""
+        """Tell the model what failed and how the scene is now; ask for what remains. In goal
+        mode the steps are derived again from the state, and the model is not asked."""
+        if uses_goal(self.mode, plan):
+            return OfflinePlanner().replan(instruction, plan, env, failure)
         failure = failure or Failure(step=0, call="?", reason="unknown")
         self.messages.append(
             {
@@ -235,6 +250,11 @@ class LLMPlanner(ModelClient):
         goal, errors = read_goal(reply.goal, env.object_names)
         plan = Plan(goal=goal, steps=reply.steps)
         errors += plan_problems(plan, env)
+        if not errors and uses_goal(self.mode, plan):
+            try:  # goal mode: the steps that reach the goal are the symbolic generator's
+                plan = derive_steps(plan, env.world_state())
+            except ClawError as exc:
+                errors.append(exc)
         if errors:
             return None, [clean_text(e, 200) for e in errors], len(reply.steps)
         return plan, [], len(reply.steps)

@@ -24,8 +24,15 @@ _KEPT = ("type", "enum", "description", "minimum", "maximum", "exclusiveMinimum"
          "exclusiveMaximum", "anyOf")  # fmt: skip
 
 
-def plan_schema(skills: Sequence[str], objects: Sequence[str], max_steps: int) -> dict[str, Any]:
-    """The JSON schema of an answer (goal, steps, error) for a scene with ``objects``."""
+def plan_schema(
+    skills: Sequence[str],
+    objects: Sequence[str],
+    max_steps: int,
+    goals: Sequence[str] | None = None,
+) -> dict[str, Any]:
+    """The JSON schema of an answer (goal, steps, error) for a scene with ``objects``; with
+    ``goals``, the goal's predicates are one of those (goal mode)."""
+    goal = {"type": "string", "enum": list(goals)} if goals else {"type": "string"}
     kinds = list(get_args(PlanError.model_fields["kind"].annotation))
     error = {
         "type": "object",
@@ -36,7 +43,7 @@ def plan_schema(skills: Sequence[str], objects: Sequence[str], max_steps: int) -
     return {
         "type": "object",
         "properties": {
-            "goal": {"type": "array", "items": {"type": "string"}},
+            "goal": {"type": "array", "items": goal},
             "steps": {
                 "type": "array",
                 "items": {"anyOf": [_step(name, list(objects)) for name in skills]},

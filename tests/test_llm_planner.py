@@ -658,3 +658,55 @@ def test_the_answer_format_is_chosen_per_provider(
         assert fmt == {"type": "json_object"}
     elif sent == "off":
         assert fmt is None
+
+
+# -- goal mode: the model states the goal, claw writes the steps ---------------------------------
+
+STACK = "on(green_block, red_block)"
+
+
+def test_goal_mode_derives_the_steps_from_the_goal(env: TabletopEnv) -> None:
+    llm = planner(json.dumps({"goal": [STACK], "steps": [], "error": None}), mode="goal")
+    result = run_instruction(env, "put the green block on the red block", llm)
+    assert result.success, result.reason
+    assert [(s.skill, s.args) for s in result.plan] == [
+        ("pick", {"object": "green_block"}),
+        ("place", {"target": "red_block", "relation": "on"}),
+    ]
+    assert "Goal mode" in llm.messages[0]["content"]
+    goal_items = llm.schema["properties"]["goal"]["items"]  # type: ignore[index]
+    assert STACK in goal_items["enum"] and "on(red_block, red_block)" not in goal_items["enum"]
+
+
+@pytest.mark.parametrize(("mode", "derived"), [("auto", True), ("steps", False)])
+def test_auto_mode_replaces_a_goals_steps_and_keeps_pushes_in_place(
+    env: TabletopEnv, mode: str, derived: bool
+) -> None:
+    push = {
+        "skill": "push",
+        "args": {"object": "blue_block", "direction": "left", "distance": 0.05},
+    }
+    wrong = {"skill": "place", "args": {"target": "yellow_block", "relation": "next_to"}}
+    answer = {"goal": [STACK], "steps": [push, GOOD["steps"][0], wrong], "error": None}
+    plan = planner(json.dumps(answer), mode=mode).plan("push it, then stack", env)
+    skills = [(s.skill, s.args.get("target")) for s in plan.steps]
+    if derived:  # the push first, where the model put it, then the generator's steps
+        assert skills == [("push", None), ("pick", None), ("place", "red_block")]
+    else:
+        assert skills == [("push", None), ("pick", None), ("place", "yellow_block")]
+
+
+def test_goal_mode_replans_from_the_state_without_the_model(env: TabletopEnv) -> None:
+    llm = planner(json.dumps({"goal": [STACK], "steps": [], "error": None}), mode="goal")
+    plan = llm.plan("put the green block on the red block", env)
+    again = llm.replan("put the green block on the red block", plan, env, None)
+    assert llm.usage.calls == 1 and again.steps == plan.steps
+
+
+def test_goal_mode_sends_back_a_goal_no_order_reaches(env: TabletopEnv) -> None:
+    cycle = {"goal": [STACK, "on(red_block, green_block)"], "steps": [], "error": None}
+    good = {"goal": [STACK], "steps": [], "error": None}
+    llm = planner(json.dumps(cycle), json.dumps(good), mode="goal")
+    plan = llm.plan("put the green block on the red block", env)
+    assert [str(g) for g in plan.goal] == [STACK] and llm.usage.calls == 2
+    assert "red_block" in llm.messages[-2]["content"]  # the repair names the conflict

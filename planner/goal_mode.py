@@ -1,0 +1,61 @@
+"""Goal mode (as in LLM+P): a model states the goal, the symbolic step generator writes the steps.
+
+A model's answer keeps its goal and the steps no predicate states (pushes and motions); its
+picks and places, if it wrote any, are replaced by the offline planner's steps for the goal,
+derived from the scene as it is. Pushes and motions written before the model's first pick or
+place run before the derived steps, the others after them. Replanning derives the steps again
+from the state, without asking the model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import get_args
+
+from claw.envs.predicates import PREDICATES
+from claw.envs.regions import REGIONS
+from claw.envs.state import WorldState
+from claw.planner.completion import ModelSettings
+from claw.planner.offline import OfflinePlanner
+from claw.planner.ordering import check_conflicts
+from claw.planner.plan import Plan
+from claw.skills.executor import SkillCall
+
+LLM_MODES: tuple[str, ...] = get_args(ModelSettings.model_fields["llm_mode"].annotation)
+DERIVED_SKILLS = frozenset({"pick", "place"})
+
+
+def uses_goal(mode: str, plan: Plan) -> bool:
+    """Whether the steps of ``plan`` are derived from its goal: always in goal mode, in auto
+    mode where the answer states a goal."""
+    return mode == "goal" or (mode == "auto" and bool(plan.goal))
+
+
+def derive_steps(plan: Plan, world: WorldState) -> Plan:
+    """``plan`` with its picks and places replaced by the steps that reach its goal.
+
+    Raises:
+        UnsupportedError: goals that no order reaches (a support cycle, two supports).
+    """
+    check_conflicts(plan.goal)
+    derived = OfflinePlanner().steps(plan.goal, world)
+    first = next((i for i, s in enumerate(plan.steps) if s.skill in DERIVED_SKILLS), None)
+    kept = [(i, s) for i, s in enumerate(plan.steps) if s.skill not in DERIVED_SKILLS]
+    before = [s for i, s in kept if first is None or i < first]
+    after = [s for i, s in kept if first is not None and i > first]
+    return Plan(goal=plan.goal, steps=[*before, *derived, *after])
+
+
+def goal_vocabulary(objects: Sequence[str]) -> list[str]:
+    """Every goal predicate over ``objects`` a model may state in goal mode (no ``stacked``: a
+    tower is its ``on`` predicates)."""
+    found = [f"holding({a})" for a in objects]
+    found += [f"at({a}, {region})" for a in objects for region in REGIONS]
+    binary = [name for name, arity in PREDICATES.items() if arity == (2, 2) and name != "at"]
+    found += [f"{name}({a}, {b})" for name in binary for a in objects for b in objects if a != b]
+    return found
+
+
+def kept_steps(steps: Sequence[SkillCall]) -> list[SkillCall]:
+    """The steps a replan keeps from a goal-mode plan: those no predicate states."""
+    return [s for s in steps if s.skill not in DERIVED_SKILLS]
