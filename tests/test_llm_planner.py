@@ -18,6 +18,7 @@ import pytest
 
 from claw.envs import TabletopEnv
 from claw.envs.exceptions import UnknownObjectError
+from claw.envs.regions import REGIONS
 from claw.planner import AmbiguousError, FallbackPlanner, LLMPlanner, clean_text
 from claw.planner.exceptions import (
     InvalidPlanError,
@@ -710,3 +711,26 @@ def test_goal_mode_sends_back_a_goal_no_order_reaches(env: TabletopEnv) -> None:
     plan = llm.plan("put the green block on the red block", env)
     assert [str(g) for g in plan.goal] == [STACK] and llm.usage.calls == 2
     assert "red_block" in llm.messages[-2]["content"]  # the repair names the conflict
+
+
+@pytest.mark.parametrize("structured", ["auto", "schema"])
+def test_http_the_schema_names_exactly_the_registry_and_the_scene(
+    server: str, env: TabletopEnv, monkeypatch: pytest.MonkeyPatch, structured: str
+) -> None:
+    """Whatever the form sent, the skills are the registry's and the objects the scene's; an
+    answer outside the schema (an object the scene lacks) is still sent back and repaired."""
+    outside = {**GOOD, "steps": [{"skill": "pick", "args": {"object": "purple_block"}}]}
+    FakeOpenAI.script = [("ok", json.dumps(outside)), ("ok", json.dumps(GOOD))]
+    llm = over_http(server, monkeypatch, structured=structured)
+    assert run_instruction(env, INSTRUCTION, llm).success
+    assert llm.usage.calls == 2  # repaired once
+    sent = FakeOpenAI.seen[0]["response_format"]
+    schema = sent.get("schema") or sent["json_schema"]["schema"]
+    branches = schema["properties"]["steps"]["items"]["anyOf"]
+    assert sorted(b["properties"]["skill"]["enum"][0] for b in branches) == sorted(skill_names())
+    for branch in branches:
+        for name, spec in branch["properties"]["args"]["properties"].items():
+            if name == "object":
+                assert spec["enum"] == env.object_names
+            if name == "target":
+                assert set(spec["enum"]) == {*env.object_names, *REGIONS}
