@@ -19,6 +19,7 @@ except ImportError:  # pragma: no cover - older typer
 from claw import __version__
 from claw.bench_commands import bench_app
 from claw.eval_commands import EVAL_COMMANDS, eval_app
+from claw.llm_commands import llm_app
 from claw.output import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, report_error
 from claw.run_command import run
 from claw.scene_commands import scene_app
@@ -34,13 +35,14 @@ app = typer.Typer(
 )
 app.add_typer(bench_app, name="bench")
 app.add_typer(eval_app, name="eval")
+app.add_typer(llm_app, name="llm")
 app.add_typer(scene_app, name="scene")
 app.add_typer(skills_app, name="skills")
 app.command("run")(run)
 app.command("train")(train_command)
 app.command("tune")(tune_command)
 
-COMMANDS = ("run", "eval", "bench", "scene", "skills", "train", "tune")
+COMMANDS = ("run", "eval", "bench", "scene", "skills", "train", "tune", "llm")
 HELP = ("--help", "-h")
 
 

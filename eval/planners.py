@@ -27,6 +27,7 @@ from claw.eval.cassette import Cassette
 from claw.eval.exceptions import InvalidPlannerError
 from claw.planner import FallbackPlanner, LLMPlanner, OfflinePlanner
 from claw.planner.completion import ModelSettings
+from claw.planner.local import LOCAL_API_BASE, LOCAL_API_KEY, LOCAL_MODEL
 
 if TYPE_CHECKING:
     from claw.envs.tabletop import TabletopEnv
@@ -35,9 +36,8 @@ if TYPE_CHECKING:
 MODEL_ENV = "CLAW_MODEL"
 API_BASE_ENV = "CLAW_API_BASE"
 PLANNERS = (
-    "offline, a litellm model, replay:FILE, mock:oracle, mock:literal, mock:noisy:P or "
-    "mock:faulty:P "
-    "(P from 0 to 1)"
+    "offline, a litellm model, local (claw llm serve), replay:FILE, mock:oracle, mock:literal, "
+    "mock:noisy:P or mock:faulty:P (P from 0 to 1)"
 )
 MOCKS = ("oracle", "literal", "noisy", "faulty")
 
@@ -60,6 +60,8 @@ def parse_planner(text: str | None) -> PlannerSpec:
         raise InvalidPlannerError(f"the planner name is empty; planners: {PLANNERS}")
     if text == "offline":
         return PlannerSpec(text=text, kind="offline")
+    if text == "local":  # claw llm serve's model
+        return PlannerSpec(text=text, kind="model", model=LOCAL_MODEL)
     if text.startswith("replay:"):
         path = Path(text.removeprefix("replay:"))
         if not path.is_file():
@@ -146,10 +148,13 @@ def make_planner(
         )
     else:
         assert spec.model is not None
+        local = spec.text == "local"
+        default_base = LOCAL_API_BASE if local else None
         planner = LLMPlanner(
             spec.model,
             timeout=settings.timeout,
-            api_base=settings.api_base or os.environ.get(API_BASE_ENV),
+            api_base=settings.api_base or os.environ.get(API_BASE_ENV) or default_base,
+            **({"api_key": LOCAL_API_KEY} if local else {}),
             temperature=settings.temperature,
             max_tokens=settings.max_tokens,
             structured=settings.structured,
