@@ -17,10 +17,11 @@ from typer.testing import CliRunner
 
 from claw.cli import app
 from claw.envs import TabletopEnv
+from claw.envs.exceptions import ClawError
 from claw.eval.planners import make_planner, parse_planner
 from claw.eval.suite import load_suite
 from claw.planner import local
-from claw.planner.exceptions import InvalidPlanError, PlannerUnavailableError
+from claw.planner.exceptions import PlannerUnavailableError
 from claw.skills import skill_names
 
 
@@ -95,8 +96,8 @@ def test_a_real_local_server_answers_only_what_the_schema_allows() -> None:
             planner = make_planner("local", env=env)
             planner.api_base, planner.timeout = base, 180.0
             planner.on_answer = lambda messages, text: answers.append(text)
-            # a 135M model plans poorly: what it says must still fit the schema
-            with contextlib.suppress(InvalidPlanError, PlannerUnavailableError):
+            # a 135M model plans poorly (or declines): what it says must still fit the schema
+            with contextlib.suppress(ClawError):
                 planner.plan(case.instruction, env)
             env.close()
             assert answers, case.id
