@@ -20,6 +20,7 @@ from claw.options import (
     StructuredMode,
     Temperature,
     Timeout,
+    model_settings,
 )
 from claw.output import (
     EXIT_FAILED,
@@ -114,16 +115,7 @@ def eval_run(
             check_output_file(record, what="--record file")
         if report is not None:
             check_output_dir(report, what="--report folder")
-    from claw.planner.completion import ModelSettings
-
-    settings = ModelSettings(
-        api_base=api_base,
-        timeout=timeout,
-        temperature=temperature,
-        max_tokens=max_tokens,
-        structured=structured.value,
-        llm_mode=llm_mode.value,
-    )
+    settings = model_settings(api_base, timeout, temperature, max_tokens, structured, llm_mode)
     choice = prefer.value if prefer else None
     _run(loaded, name, workers, json_file, report, record, choice, settings)
 

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from claw.output import Prefer
+
+if TYPE_CHECKING:
+    from claw.planner.completion import ModelSettings
 
 
 def seed_callback(value: int) -> int:
@@ -98,3 +101,24 @@ LlmModeOption = Annotated[
         "generator writes the steps; auto: goal mode where the answer states a goal."
     ),
 ]
+
+
+def model_settings(
+    api_base: str | None,
+    timeout: float,
+    temperature: float,
+    max_tokens: int | None,
+    structured: StructuredMode,
+    llm_mode: LlmMode,
+) -> ModelSettings:
+    """The LLM options ``claw "…"`` and ``claw eval`` share, as one ``ModelSettings``."""
+    from claw.planner.completion import ModelSettings
+
+    return ModelSettings(
+        api_base=api_base,
+        timeout=timeout,
+        temperature=temperature,
+        max_tokens=max_tokens,
+        structured=structured.value,
+        llm_mode=llm_mode.value,
+    )

@@ -22,6 +22,7 @@ from claw.options import (
     StructuredMode,
     Temperature,
     Timeout,
+    model_settings,
 )
 from claw.output import (
     EXIT_FAILED,
@@ -116,18 +117,10 @@ def run(
     try:
         from claw.envs.video import check_video_path
         from claw.eval.planners import make_planner
-        from claw.planner.completion import ModelSettings
 
         if video is not None:
             check_video_path(video)
-        settings = ModelSettings(
-            api_base=api_base,
-            timeout=timeout,
-            temperature=temperature,
-            max_tokens=max_tokens,
-            structured=structured.value,
-            llm_mode=llm_mode.value,
-        )
+        settings = model_settings(api_base, timeout, temperature, max_tokens, structured, llm_mode)
         chosen = make_planner(planner, fallback=fallback, settings=settings)
         choice = prefer.value if prefer is not None else None
         result = _run(

@@ -19,7 +19,6 @@ from claw.planner.completion import ModelSettings
 from claw.planner.offline import OfflinePlanner
 from claw.planner.ordering import check_conflicts
 from claw.planner.plan import Plan
-from claw.skills.executor import SkillCall
 
 LLM_MODES: tuple[str, ...] = get_args(ModelSettings.model_fields["llm_mode"].annotation)
 DERIVED_SKILLS = frozenset({"pick", "place"})
@@ -54,8 +53,3 @@ def goal_vocabulary(objects: Sequence[str]) -> list[str]:
     binary = [name for name, arity in PREDICATES.items() if arity == (2, 2) and name != "at"]
     found += [f"{name}({a}, {b})" for name in binary for a in objects for b in objects if a != b]
     return found
-
-
-def kept_steps(steps: Sequence[SkillCall]) -> list[SkillCall]:
-    """The steps a replan keeps from a goal-mode plan: those no predicate states."""
-    return [s for s in steps if s.skill not in DERIVED_SKILLS]
