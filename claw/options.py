@@ -44,13 +44,14 @@ Temperature = Annotated[
 ]  # fmt: skip
 MaxTokens = Annotated[
     int | None,
-    typer.Option(min=1, help="The longest LLM answer asked for [default: what a plan of "
-                 "--max-steps steps needs]."),
+    typer.Option(min=1, help="The longest LLM answer asked for (default: what a plan of "
+                 "--max-steps steps needs)."),
 ]  # fmt: skip
 Planner = Annotated[
     str | None,
     typer.Option(
-        help="offline (default), a litellm model ($CLAW_MODEL), replay:FILE, or in claw eval "
+        help="offline (default), a litellm model ($CLAW_MODEL), local (claw llm serve), "
+        "replay:FILE, or in claw eval "
         "mock:oracle, mock:literal, mock:noisy:P, mock:faulty:P."
     ),
 ]

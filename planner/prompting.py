@@ -6,6 +6,7 @@ from the live env and the skill registry.
 
 from __future__ import annotations
 
+import re
 from importlib import resources
 from typing import Any, Literal
 
@@ -72,14 +73,15 @@ def describe_scene(env: TabletopEnv) -> str:
             None,
         )
         where = f" on/in {support}" if support else ""
-        lines.append(f"- {name}: x {x}, y {y}, z {z}{where}")
+        lines.append(f"- {name} ({x}, {y}, {z}){where}")
     lines.append(f"held: {held_object(world) or 'nothing'}")
     return "\n".join(lines)
 
 
 def describe_skills(names: list[str]) -> str:
     """The skill catalogue for the prompt: each skill as a signature with its parameters' types
-    (an enum's values, a number's bounds), what it does, and what each parameter means."""
+    (an enum's values, a number's bounds), what it does (its description's first clause, up to a
+    colon or semicolon), and what a parameter means where its type does not list the values."""
     lines = []
     for name in names:
         skill = get_skill(name)
@@ -93,11 +95,17 @@ def describe_skills(names: list[str]) -> str:
         meanings = "; ".join(
             f"{key}: {spec['description'].rstrip('.')}"
             for key, spec in params.items()
-            if "description" in spec
+            if "description" in spec and "enum" not in spec
         )
-        line = f"- {name}({signature}) — {skill.description}"
+        line = f"- {name}({signature}) — {_first_clause(skill.description)}"
         lines.append(f"{line} ({meanings})" if meanings else line)
     return "\n".join(lines)
+
+
+def _first_clause(text: str) -> str:
+    """What a description says first: up to its first colon or semicolon, as a sentence."""
+    clause = re.split(r"[:;]\s", text, maxsplit=1)[0].rstrip(". ")
+    return clause + "."
 
 
 def _param_type(spec: dict[str, Any]) -> str:

@@ -31,9 +31,9 @@ def result(
 
 
 class MoveToParams(SkillParams):
-    x: float = Field(description="Target x of the tool point (m, away from the robot).")
-    y: float = Field(description="Target y of the tool point (m, to the left).")
-    z: float = Field(description="Target height of the tool point above the table (m).")
+    x: float = Field(description="Metres away from the robot.")
+    y: float = Field(description="Metres to the left.")
+    z: float = Field(description="Metres above the table.")
 
 
 @register_skill
