@@ -48,9 +48,13 @@ HELP = ("--help", "-h")
 
 def expand_args(args: list[str]) -> list[str]:
     """``claw [OPTIONS] "INSTRUCTION"`` means ``claw run``; ``claw eval SUITE`` means
-    ``claw eval run SUITE``."""
+    ``claw eval run SUITE``; a bare ``--ray`` means ``--ray=local``."""
     if args and args[0] not in COMMANDS and args[0] not in HELP:
         return ["run", *args]
+    if "--ray" in args:  # ``--ray`` alone is a local Ray (click's options take one value)
+        from claw.eval.ray_runner import with_bare_ray_flag
+
+        args = with_bare_ray_flag(args)
     if len(args) > 1 and args[0] == "eval" and args[1] not in EVAL_COMMANDS + HELP:
         return ["eval", "run", *args[1:]]
     return args

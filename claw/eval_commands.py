@@ -57,6 +57,17 @@ eval_app = typer.Typer(
 )
 
 
+def _ray_address(value: str | None) -> str | None:
+    if value is None:
+        return None
+    from claw.eval.ray_runner import check_address
+
+    try:
+        return check_address(value)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc).removeprefix(f"--ray got {value!r}: ")) from None
+
+
 @eval_app.command("run")
 def eval_run(
     suite: Annotated[
@@ -87,6 +98,17 @@ def eval_run(
     max_tokens: MaxTokens = None,
     structured: Structured = StructuredMode.auto,
     llm_mode: LlmModeOption = LlmMode.steps,
+    ray: Annotated[
+        str | None,
+        typer.Option(
+            "--ray",
+            metavar="[ADDRESS]",
+            callback=_ray_address,
+            help="Run every case as a Ray task: alone, a local Ray (with --workers CPUs, default "
+            "all); auto (the running cluster), ray://HOST:10001 or HOST:PORT. Needs the [ray] "
+            "extra.",
+        ),
+    ] = None,
     report: Annotated[
         Path | None,
         typer.Option(
@@ -117,7 +139,7 @@ def eval_run(
             check_output_dir(report, what="--report folder")
     settings = model_settings(api_base, timeout, temperature, max_tokens, structured, llm_mode)
     choice = prefer.value if prefer else None
-    _run(loaded, name, workers, json_file, report, record, choice, settings)
+    _run(loaded, name, workers, json_file, report, record, choice, settings, ray)
 
 
 @eval_app.command("compare")
@@ -160,6 +182,7 @@ def _run(
     record: Path | None = None,
     prefer: str | None = None,
     settings: ModelSettings | None = None,
+    ray: str | None = None,
 ) -> None:
     import time
 
@@ -188,6 +211,7 @@ def _run(
                 record=record,
                 prefer=prefer,
                 settings=settings,
+                ray=ray,
             )
         except KeyboardInterrupt:
             result = suite_result(
@@ -199,6 +223,9 @@ def _run(
         with errors():
             _write_json(json_file, result.model_dump_json(indent=1))
     _show_result(result, console)
+    if result.ran_on:
+        nodes = ", ".join(f"{n} on {node[:8]}" for node, n in sorted(result.ran_on.items()))
+        console.print(f"Ray: {len(result.ran_on)} node(s) ran the cases ({nodes})")
     if result.interrupted:
         saved = f"; {len(done)} finished cases in {json_file}" if json_file else ""
         report_error("interrupted", f"after {len(done)} of {len(suite.cases)} cases{saved}")

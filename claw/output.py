@@ -19,8 +19,8 @@ import typer
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_UNAVAILABLE = 0, 1, 2, 3
 EXIT_INTERRUPTED = 130
 
-UNAVAILABLE_KINDS = frozenset({"planner_unavailable", "invalid_plan"})
-"""Error kinds that are the planner's failure, not the user's input (exit 3)."""
+UNAVAILABLE_KINDS = frozenset({"planner_unavailable", "invalid_plan", "ray_unavailable"})
+"""Error kinds that are the planner's (or the cluster's) failure, not the user's input (exit 3)."""
 
 
 class Prefer(str, Enum):
@@ -31,7 +31,8 @@ class Prefer(str, Enum):
 
 
 def exit_code(kind: str) -> int:
-    """The exit code of an error kind: 3 for the planner's failures, 2 for bad input."""
+    """The exit code of an error kind: 3 for the planner's or the cluster's failures, 2 for bad
+    input."""
     return EXIT_UNAVAILABLE if kind in UNAVAILABLE_KINDS else EXIT_BAD_INPUT
 
 

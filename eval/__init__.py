@@ -15,6 +15,7 @@ from claw.eval.exceptions import (
     InvalidPlannerError,
     InvalidReportError,
     InvalidSuiteError,
+    RayUnavailableError,
 )
 from claw.eval.planners import PLANNERS, PlannerSpec, make_planner, parse_planner
 from claw.eval.report import Report, write_report
@@ -34,6 +35,7 @@ __all__ = [
     "InvalidReportError",
     "InvalidSuiteError",
     "PlannerSpec",
+    "RayUnavailableError",
     "Report",
     "Suite",
     "SuiteResult",

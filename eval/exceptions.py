@@ -36,3 +36,9 @@ class InvalidReportError(ClawError, ValueError):
     """A file that is not a JSON report written by ``claw eval --json``."""
 
     kind = "invalid_report"
+
+
+class RayUnavailableError(ClawError):
+    """``--ray`` without Ray installed, or a cluster that does not answer."""
+
+    kind = "ray_unavailable"

@@ -8,6 +8,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +64,9 @@ class SuiteResult(BaseModel):
     wall_seconds: float
     interrupted: bool = False
     """True when the run was stopped early: only the cases done are here."""
+    ran_on: dict[str, int] = Field(default_factory=dict, exclude=True)
+    """Cases per Ray node of a ``ray`` run (not written: a case's result is the same wherever
+    it ran)."""
 
 
 _recording: dict[str, str] | None = None  # answers recorded in this process (--record)
@@ -277,19 +281,38 @@ def run_suite(
     record: Path | None = None,
     prefer: str | None = None,
     settings: ModelSettings | None = None,
+    ray: str | None = None,
 ) -> SuiteResult:
-    """Every case of ``suite``, in ``workers`` processes; results in case order whatever N.
+    """Every case of ``suite``, in ``workers`` processes or as Ray tasks; results in case order
+    whatever ran them.
 
     With ``record``, every LLM answer is saved to that cassette (replay it with
     ``planner="replay:FILE"``). ``prefer`` picks the skill implementations as ``claw --prefer``;
     ``settings`` say how a model is asked (endpoint, deadline, temperature, answer length).
+    ``ray`` is a Ray address (:func:`claw.eval.ray_runner.check_address`; ``local`` starts Ray
+    here with ``workers`` CPUs, or all of them when ``workers`` is 1).
     """
     global _recording
     planners.parse_planner(planner)  # a bad name fails here, before any case runs
     tic = time.perf_counter()
     results: list[CaseResult | None] = [None] * len(suite.cases)
     recorded: dict[str, str] = {}
-    if workers <= 1:
+    ran_on: dict[str, int] = {}
+    if ray is not None:
+        _run_on_ray(
+            suite,
+            planner,
+            workers,
+            record is not None,
+            prefer,
+            settings,
+            ray,
+            results,
+            recorded,
+            ran_on,
+            progress,
+        )
+    elif workers <= 1:
         _recording = recorded if record is not None else None
         try:
             for i in range(len(suite.cases)):
@@ -318,7 +341,53 @@ def run_suite(
         cassette.answers.update(recorded)
         cassette.save()
     done = [r for r in results if r is not None]
-    return suite_result(suite, planner, prefer, done, time.perf_counter() - tic)
+    result = suite_result(suite, planner, prefer, done, time.perf_counter() - tic)
+    result.ran_on = ran_on
+    return result
+
+
+def _run_on_ray(
+    suite: Suite,
+    planner: str,
+    workers: int,
+    record: bool,
+    prefer: str | None,
+    settings: ModelSettings | None,
+    address: str,
+    results: list[CaseResult | None],
+    recorded: dict[str, str],
+    ran_on: dict[str, int],
+    progress: Callable[[CaseResult], None] | None,
+) -> None:
+    """``run_suite``'s cases as Ray tasks, filling ``results`` (by case), ``recorded`` (the
+    answers) and ``ran_on`` (cases per node) as they finish."""
+    from claw.eval import ray_runner
+
+    policy_source()  # synced here once, before any worker opens it
+    started = ray_runner.connect(address, num_cpus=workers if workers > 1 else None)
+    model = settings.model_dump_json() if settings is not None else None
+    try:
+        with closing(
+            ray_runner.run_cases(
+                suite.model_dump_json(), suite.cases, planner, record, prefer, model
+            )
+        ) as outcomes:  # closed early (Ctrl-C), the cases not yet finished are cancelled
+            for outcome in outcomes:
+                case = suite.cases[outcome.index]
+                if outcome.result_json is None:
+                    result = CaseResult(
+                        id=case.id, tags=case.tags, success=False, reason=outcome.lost
+                    )
+                else:
+                    result = CaseResult.model_validate_json(outcome.result_json)
+                    ran_on[outcome.node] = ran_on.get(outcome.node, 0) + 1
+                results[outcome.index] = result
+                recorded.update(outcome.answers)
+                if progress is not None:
+                    progress(result)
+    finally:
+        if started:
+            ray_runner.disconnect()
 
 
 def suite_result(

@@ -1,0 +1,185 @@
+"""Suite cases as Ray tasks: the same cases, seeds and scenes as local workers, on a cluster.
+
+Every case is one task asking for one CPU. Results come back as they finish; a case whose worker
+or node dies is retried once by Ray and reported as failed if it dies again. Ray is imported only
+here, and only when a run asks for it (``claw eval --ray``, ``pip install -e ".[ray]"``).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from claw.eval.exceptions import RayUnavailableError
+from claw.eval.suite import Case
+
+LOCAL = "local"
+"""``--ray`` without an address: a Ray instance started for this run on this machine."""
+RETRIES = 1
+"""How often a case lost with its worker or node is run again before it is reported."""
+FORWARDED_ENV = ("CLAW_HOME", "CLAW_EMBEDDER", "CLAW_MODEL", "CLAW_API_BASE")
+"""claw's settings a worker on another node must see as the driver does."""
+
+
+class CaseOutcome(BaseModel):
+    """What a case's task sent back: its result as local workers give it, and where it ran."""
+
+    index: int
+    result_json: str | None = None
+    answers: dict[str, str] = Field(default_factory=dict)
+    node: str = ""
+    lost: str = ""
+    """Why the case has no result (its worker or node died twice); empty when it ran."""
+
+
+def check_address(address: str) -> str:
+    """``address`` if it is one ``--ray`` takes: ``local``, ``auto``, ``ray://HOST:PORT`` or
+    ``HOST:PORT`` (a running head's GCS).
+
+    Raises:
+        ValueError: anything else, e.g. a suite name taken as the address.
+    """
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if address in (LOCAL, "auto") or (host and port.isdigit()):
+        return address
+    raise ValueError(
+        f"--ray got {address!r}: an address is local, auto, ray://HOST:PORT or HOST:PORT "
+        "(write --ray=ADDRESS, or --ray after the suite)"
+    )
+
+
+def with_bare_ray_flag(args: list[str]) -> list[str]:
+    """Command-line ``args`` with a bare ``--ray`` (last, or before an option or a word that is
+    no address, e.g. the suite) written as ``--ray=local``."""
+    out = list(args)
+    for i, arg in enumerate(out):
+        if arg != "--ray":
+            continue
+        following = out[i + 1] if i + 1 < len(out) else "-"
+        try:
+            if not following.startswith("-"):
+                check_address(following)
+                continue
+        except ValueError:
+            pass
+        out[i] = f"--ray={LOCAL}"
+    return out
+
+
+def _ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise RayUnavailableError(
+            "--ray needs Ray: pip install -e '.[ray]' (or pip install 'ray>=2.30')"
+        ) from None
+    return ray
+
+
+def connect(address: str = LOCAL, num_cpus: int | None = None) -> bool:
+    """Join the Ray cluster at ``address`` or start a local one with ``num_cpus`` CPUs.
+
+    Returns:
+        True when this call started or joined Ray (the caller shuts it down), False when this
+        process was already connected.
+
+    Raises:
+        RayUnavailableError: Ray is not installed or the cluster does not answer.
+    """
+    ray = _ray()
+    if ray.is_initialized():
+        return False
+    env = {name: os.environ[name] for name in FORWARDED_ENV if name in os.environ}
+    options: dict[str, Any] = {
+        "include_dashboard": False,
+        "logging_level": logging.ERROR,
+        "log_to_driver": False,
+        "runtime_env": {"env_vars": env} if env else None,
+    }
+    if address == LOCAL:
+        options.update(num_cpus=num_cpus, object_store_memory=256 * 1024**2)
+    try:
+        ray.init(address=None if address == LOCAL else address, **options)
+    except Exception as exc:  # ConnectionError, a timeout, a version mismatch ...
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise RayUnavailableError(f"Ray at {address!r} cannot be used: {first}") from None
+    return True
+
+
+def disconnect() -> None:
+    """Leave the cluster (stopping the local Ray this process started)."""
+    ray = _ray()
+    if ray.is_initialized():
+        ray.shutdown()
+
+
+def cluster_cpus() -> int:
+    """The CPUs the connected cluster has, all nodes together."""
+    return int(_ray().cluster_resources().get("CPU", 0))
+
+
+def _run_case(
+    suite_json: str,
+    index: int,
+    planner: str,
+    record: bool,
+    prefer: str | None,
+    settings_json: str | None,
+) -> CaseOutcome:
+    """One case in a Ray worker, exactly as a local worker runs it."""
+    import ray
+
+    from claw.eval.runner import _worker
+
+    text, answers = _worker((suite_json, index, planner, record, prefer, settings_json))
+    node = ray.get_runtime_context().get_node_id()
+    return CaseOutcome(index=index, result_json=text, answers=answers, node=node)
+
+
+def run_cases(
+    suite_json: str,
+    cases: list[Case],
+    planner: str,
+    record: bool,
+    prefer: str | None,
+    settings_json: str | None,
+    case_fn: Callable[..., CaseOutcome] = _run_case,
+) -> Iterator[CaseOutcome]:
+    """Every case of the suite as a Ray task (``case_fn``, run where Ray places it); outcomes
+    in the order they finish.
+
+    Ctrl-C (or leaving the loop early) cancels the cases not yet finished.
+    """
+    ray = _ray()
+    task = ray.remote(num_cpus=1, max_retries=RETRIES)(case_fn)
+    suite_ref = ray.put(suite_json)
+    pending: dict[Any, int] = {
+        task.remote(suite_ref, i, planner, record, prefer, settings_json): i
+        for i in range(len(cases))
+    }
+    try:
+        while pending:
+            ready, _ = ray.wait(list(pending), num_returns=1)
+            for ref in ready:
+                index = pending.pop(ref)
+                yield _outcome(ray, ref, index)
+    finally:
+        for ref in pending:
+            ray.cancel(ref, force=True)
+
+
+def _outcome(ray: Any, ref: Any, index: int) -> CaseOutcome:
+    """A finished task's outcome; a task that raised in the case re-raises it here, one lost
+    with its worker or node (after the retry) is a lost outcome."""
+    try:
+        return ray.get(ref)
+    except ray.exceptions.RayTaskError as exc:  # the case itself raised: as a local run would
+        raise exc.as_instanceof_cause() from None
+    except ray.exceptions.RayError as exc:  # worker crashed, node died, object lost ...
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        why = f"{type(exc).__name__}: {first}" if first else type(exc).__name__
+        return CaseOutcome(index=index, lost=f"lost twice with its worker or node ({why})")

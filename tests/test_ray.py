@@ -1,0 +1,170 @@
+"""Suites on Ray (``claw eval --ray``): the same results as local workers, on one node or two;
+lost cases retried once; early stops cancel; bad addresses and a missing Ray in one line."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from claw.cli import expand_args, main
+from claw.eval import load_suite, run_suite
+from claw.eval.exceptions import RayUnavailableError
+from claw.eval.ray_runner import CaseOutcome, check_address, connect, run_cases
+from claw.eval.runner import SuiteResult
+from claw.eval.suite import Suite
+
+ray = pytest.importorskip("ray")
+
+def comparable(result: SuiteResult) -> list[dict[str, Any]]:
+    """The per-case results as ``--json`` writes them, less the wall-clock times."""
+    cases = json.loads(result.model_dump_json())["cases"]
+    for case in cases:
+        case.pop("wall_seconds")
+        case["run"].pop("wall_seconds", None)
+    return cases
+
+
+def few_cases(n: int) -> Suite:
+    """The basic suite's first ``n`` cases with a push and an expected error among them."""
+    suite = load_suite("basic")
+    picked = suite.cases[: n - 2]
+    picked += [next(c for c in suite.cases if c.expect_push is not None)]
+    picked += [next(c for c in suite.cases if c.expect_error is not None)]
+    return suite.model_copy(update={"cases": picked})
+
+
+@pytest.fixture(scope="module")
+def local_ray() -> Iterator[None]:
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield
+    ray.shutdown()
+
+
+def test_basic_on_ray_gives_the_results_of_two_local_workers(local_ray: None) -> None:
+    suite = load_suite("basic")
+    local = run_suite(suite, "offline", workers=2)
+    on_ray = run_suite(suite, "offline", workers=2, ray="local")
+    assert comparable(on_ray) == comparable(local)
+    assert on_ray.overall == {**local.overall, "wall_seconds": on_ray.overall["wall_seconds"]}
+    assert sum(on_ray.ran_on.values()) == len(suite.cases)
+    assert "ran_on" not in json.loads(on_ray.model_dump_json())  # results do not say where
+
+
+def test_a_case_lost_with_its_worker_is_retried_once_then_reported(
+    local_ray: None, tmp_path: Path
+) -> None:
+    suite = few_cases(3)
+    crashed_once = tmp_path / "crashed"
+
+    def crash_first_time(suite_json: str, index: int, *rest: Any) -> CaseOutcome:
+        if index == 0 and not crashed_once.exists():
+            crashed_once.touch()
+            os._exit(1)  # the worker process dies, as with its node
+        return CaseOutcome(index=index, result_json="{}")
+
+    def crash_always(suite_json: str, index: int, *rest: Any) -> CaseOutcome:
+        if index == 0:
+            os._exit(1)
+        return CaseOutcome(index=index, result_json="{}")
+
+    args = (suite.model_dump_json(), suite.cases, "offline", False, None, None)
+    retried = {o.index: o for o in run_cases(*args, case_fn=crash_first_time)}
+    assert crashed_once.exists() and all(o.result_json == "{}" for o in retried.values())
+    lost = {o.index: o for o in run_cases(*args, case_fn=crash_always)}
+    assert lost[0].result_json is None and "lost twice" in lost[0].lost
+    assert lost[1].result_json == lost[2].result_json == "{}"
+
+
+def test_leaving_early_cancels_the_cases_not_finished(local_ray: None) -> None:
+    suite = few_cases(4)
+
+    def slow_but_first(suite_json: str, index: int, *rest: Any) -> CaseOutcome:
+        if index != 0:
+            time.sleep(600)
+        return CaseOutcome(index=index, result_json="{}")
+
+    args = (suite.model_dump_json(), suite.cases, "offline", False, None, None)
+    outcomes = run_cases(*args, case_fn=slow_but_first)
+    assert next(outcomes).index == 0
+    outcomes.close()  # what Ctrl-C does to the loop
+    deadline = time.monotonic() + 120
+    while ray.available_resources().get("CPU", 0) < 2 and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert ray.available_resources().get("CPU", 0) == 2  # the sleeping cases were stopped
+
+
+def test_two_nodes_run_the_cases_with_the_same_results() -> None:
+    from ray.cluster_utils import Cluster
+
+    ray.shutdown()
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
+    try:
+        cluster.add_node(num_cpus=1)
+        ray.init(address=cluster.address, log_to_driver=False)
+        cluster.wait_for_nodes()
+        suite = few_cases(8)
+        on_two = run_suite(suite, "offline", ray=cluster.address)
+        assert len(on_two.ran_on) == 2 and sum(on_two.ran_on.values()) == len(suite.cases)
+        assert comparable(on_two) == comparable(run_suite(suite, "offline"))
+    finally:
+        ray.shutdown()
+        cluster.shutdown()
+
+
+@pytest.mark.parametrize(
+    "args, expected",
+    [
+        (["eval", "basic", "--ray"], ["eval", "run", "basic", "--ray=local"]),
+        (["eval", "--ray", "basic"], ["eval", "run", "--ray=local", "basic"]),
+        (
+            ["eval", "basic", "--ray", "--workers", "2"],
+            ["eval", "run", "basic", "--ray=local", "--workers", "2"],
+        ),
+        (["eval", "basic", "--ray", "auto"], ["eval", "run", "basic", "--ray", "auto"]),
+        (
+            ["eval", "basic", "--ray", "ray://head:10001"],
+            ["eval", "run", "basic", "--ray", "ray://head:10001"],
+        ),
+    ],
+)
+def test_a_bare_ray_flag_is_a_local_ray(args: list[str], expected: list[str]) -> None:
+    assert expand_args(args) == expected
+
+
+@pytest.mark.parametrize("address", ["local", "auto", "10.0.0.2:6379", "ray://head:10001"])
+def test_addresses_ray_takes(address: str) -> None:
+    assert check_address(address) == address
+
+
+def test_a_bad_address_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["eval", "basic", "--ray=nowhere"])
+    err = capsys.readouterr().err.strip()
+    assert exit_info.value.code == 2 and len(err.splitlines()) == 1
+    assert "auto, ray://HOST:PORT or HOST:PORT" in err
+
+
+def test_without_ray_installed_it_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray raises ImportError
+    with pytest.raises(RayUnavailableError, match=r"pip install -e '\.\[ray\]'"):
+        connect("local")
+
+
+def test_nothing_imports_ray_unless_asked() -> None:
+    code = (
+        "import sys; from claw.cli import main\n"
+        "try:\n    main(['put the red block next to the blue box'])\n"
+        "except SystemExit:\n    pass\n"
+        "import claw.eval, claw.learning\n"
+        "assert 'ray' not in sys.modules, 'ray was imported'"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-500:]
