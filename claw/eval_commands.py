@@ -16,6 +16,7 @@ from claw.options import (
     MaxTokens,
     Planner,
     PreferOption,
+    RayOption,
     Structured,
     StructuredMode,
     Temperature,
@@ -57,17 +58,6 @@ eval_app = typer.Typer(
 )
 
 
-def _ray_address(value: str | None) -> str | None:
-    if value is None:
-        return None
-    from claw.eval.ray_runner import check_address
-
-    try:
-        return check_address(value)
-    except ValueError as exc:
-        raise typer.BadParameter(str(exc).removeprefix(f"--ray got {value!r}: ")) from None
-
-
 @eval_app.command("run")
 def eval_run(
     suite: Annotated[
@@ -98,17 +88,7 @@ def eval_run(
     max_tokens: MaxTokens = None,
     structured: Structured = StructuredMode.auto,
     llm_mode: LlmModeOption = LlmMode.steps,
-    ray: Annotated[
-        str | None,
-        typer.Option(
-            "--ray",
-            metavar="[ADDRESS]",
-            callback=_ray_address,
-            help="Run every case as a Ray task: alone, a local Ray (with --workers CPUs, default "
-            "all); auto (the running cluster), ray://HOST:10001 or HOST:PORT. Needs the [ray] "
-            "extra.",
-        ),
-    ] = None,
+    ray: RayOption = None,
     report: Annotated[
         Path | None,
         typer.Option(

@@ -123,3 +123,26 @@ def model_settings(
         structured=structured.value,
         llm_mode=llm_mode.value,
     )
+
+
+def _ray_address(value: str | None) -> str | None:
+    if value is None:
+        return None
+    from claw.eval.ray_runner import check_address
+
+    try:
+        return check_address(value)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc).removeprefix(f"--ray got {value!r}: ")) from None
+
+
+RayOption = Annotated[
+    str | None,
+    typer.Option(
+        "--ray",
+        metavar="[ADDRESS]",
+        callback=_ray_address,
+        help="Run on Ray: alone, a local Ray started for the run; auto (the running cluster), "
+        "ray://HOST:10001 or HOST:PORT. Needs Ray (the ray extra).",
+    ),
+]

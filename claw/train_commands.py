@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from claw.options import JsonFlag, seed_callback
+from claw.options import JsonFlag, RayOption, seed_callback
 from claw.output import errors, table
 
 if TYPE_CHECKING:
@@ -170,9 +170,22 @@ def tune_command(
     study_dir: Annotated[
         Path | None, typer.Option(help="Study folder (default: runs/tune-SKILL-ALGO).")
     ] = None,
+    parallel: Annotated[
+        int, typer.Option(min=1, help="Trials at once: local processes, or Ray tasks with --ray.")
+    ] = 1,
+    ray: RayOption = None,
+    storage: Annotated[
+        str | None,
+        typer.Option(
+            metavar="URL",
+            help="The study's database (default: STUDY_DIR/study.db); workers on several "
+            "machines need one they all reach, e.g. postgresql://…",
+        ),
+    ] = None,
     as_json: JsonFlag = False,
 ) -> None:
-    """Search hyperparameters with Optuna, pruning trials on their evaluation success rate."""
+    """Search hyperparameters with Optuna, pruning trials on their evaluation success rate;
+    K trials at once with --parallel K (on Ray with --ray)."""
     with errors(as_json):
         from claw.envs.outputs import check_output_dir
         from claw.learning.config import load_config
@@ -192,6 +205,9 @@ def tune_command(
             seed=seed,
             n_envs=n_envs,
             eval_freq=eval_freq,
+            parallel=parallel,
+            ray=ray,
+            storage=storage,
         )
     if as_json:
         print(

@@ -70,7 +70,12 @@ def with_bare_ray_flag(args: list[str]) -> list[str]:
     return out
 
 
-def _ray() -> Any:
+def ray_module() -> Any:
+    """The ``ray`` module, imported now.
+
+    Raises:
+        RayUnavailableError: Ray is not installed.
+    """
     try:
         import ray
     except ImportError:
@@ -90,7 +95,7 @@ def connect(address: str = LOCAL, num_cpus: int | None = None) -> bool:
     Raises:
         RayUnavailableError: Ray is not installed or the cluster does not answer.
     """
-    ray = _ray()
+    ray = ray_module()
     if ray.is_initialized():
         return False
     env = {name: os.environ[name] for name in FORWARDED_ENV if name in os.environ}
@@ -112,14 +117,14 @@ def connect(address: str = LOCAL, num_cpus: int | None = None) -> bool:
 
 def disconnect() -> None:
     """Leave the cluster (stopping the local Ray this process started)."""
-    ray = _ray()
+    ray = ray_module()
     if ray.is_initialized():
         ray.shutdown()
 
 
 def cluster_cpus() -> int:
     """The CPUs the connected cluster has, all nodes together."""
-    return int(_ray().cluster_resources().get("CPU", 0))
+    return int(ray_module().cluster_resources().get("CPU", 0))
 
 
 def _run_case(
@@ -154,7 +159,7 @@ def run_cases(
 
     Ctrl-C (or leaving the loop early) cancels the cases not yet finished.
     """
-    ray = _ray()
+    ray = ray_module()
     task = ray.remote(num_cpus=1, max_retries=RETRIES)(case_fn)
     suite_ref = ray.put(suite_json)
     pending: dict[Any, int] = {

@@ -3,13 +3,16 @@
 Each trial is a short training run (``claw.learning.train.train``) with sampled overrides; after
 each periodic evaluation its success rate (ties broken by mean reward, see :func:`score`) is
 reported to Optuna, and a trial the median pruner finds behind is stopped. The study lives in
-``STUDY_DIR/study.db`` (SQLite, so a study can be continued); ``best.yaml`` holds the best
-trial's overrides for ``claw train --hyperparams``.
+``STUDY_DIR/study.db`` (SQLite, so a study can be continued) or in a database given by URL;
+``best.yaml`` holds the best trial's overrides for ``claw train --hyperparams``. K workers can
+share a study (``parallel``), as local processes or as Ray tasks (``ray``).
 """
 
 from __future__ import annotations
 
 import json
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -53,6 +56,85 @@ class TuneResult:
     trials: list[dict[str, Any]]
 
 
+@dataclass(frozen=True)
+class TuneJob:
+    """What every trial of a study is run with (sent as is to each parallel worker)."""
+
+    skill: str
+    algo: str
+    study_dir: Path
+    storage: str
+    seed: int = 0
+    steps: int | None = None
+    n_envs: int | None = None
+    eval_freq: int | None = None
+
+    @property
+    def study_name(self) -> str:
+        return f"{self.skill}-{self.algo}"
+
+
+def study_storage(study_dir: Path, url: str | None = None) -> str:
+    """The study's storage: ``url`` (e.g. PostgreSQL, for workers on several machines), else
+    ``STUDY_DIR/study.db``."""
+    return url or f"sqlite:///{study_dir / 'study.db'}"
+
+
+def open_study(job: TuneJob, worker: int = 0) -> optuna.Study:
+    """The job's study (created on first use), sampled with a seed of its own per worker."""
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    storage: Any = job.storage
+    if job.storage.startswith("sqlite"):  # parallel workers wait on each other's writes
+        storage = optuna.storages.RDBStorage(
+            job.storage, engine_kwargs={"connect_args": {"timeout": 120}}
+        )
+    return optuna.create_study(
+        study_name=job.study_name,
+        storage=storage,
+        load_if_exists=True,
+        direction="maximize",
+        sampler=optuna.samplers.TPESampler(seed=job.seed + 1000 * worker),
+        pruner=optuna.pruners.MedianPruner(n_startup_trials=2, n_warmup_steps=1),
+    )
+
+
+def run_trials(job: TuneJob, trials: int, worker: int = 0) -> int:
+    """Run ``trials`` trials of the job's study in this process; returns how many ran."""
+    study = open_study(job, worker)
+
+    def objective(trial: optuna.Trial) -> float:
+        overrides = sample_overrides(trial, job.algo)
+        config = load_config(
+            job.skill,
+            job.algo,
+            [f"{key}={json.dumps(value)}" for key, value in overrides.items()],
+            total_timesteps=job.steps,
+            seed=job.seed + trial.number,
+            n_envs=job.n_envs,
+            eval_freq=job.eval_freq,
+        )
+        evaluations: list[dict[str, float]] = []
+
+        def report(row: dict[str, float]) -> bool:
+            evaluations.append(row)
+            trial.report(score(row), len(evaluations))
+            return not trial.should_prune()
+
+        train(config, job.study_dir / f"trial-{trial.number:03d}", after_evaluation=report)
+        if trial.should_prune():
+            raise optuna.TrialPruned()
+        return score(evaluations[-1]) if evaluations else 0.0
+
+    study.optimize(objective, n_trials=trials)
+    return trials
+
+
+def shares(trials: int, parallel: int) -> list[int]:
+    """``trials`` split over at most ``parallel`` workers as evenly as it goes."""
+    workers = max(1, min(parallel, trials))
+    return [trials // workers + (i < trials % workers) for i in range(workers)]
+
+
 def tune(
     skill: str,
     trials: int,
@@ -63,51 +145,81 @@ def tune(
     seed: int = 0,
     n_envs: int | None = None,
     eval_freq: int | None = None,
+    parallel: int = 1,
+    ray: str | None = None,
+    storage: str | None = None,
 ) -> TuneResult:
-    """Run ``trials`` Optuna trials of short training runs; returns the best and every trial."""
+    """Run ``trials`` more Optuna trials of short training runs; returns the best and every
+    trial of the study.
+
+    With ``parallel`` K, K workers share the study (each runs its share of the trials, asking
+    the study for parameters and telling it results and intermediate values, so pruning and
+    the sampler see every worker's trials): local processes, or Ray tasks of one CPU on the
+    cluster at ``ray`` (see :func:`claw.eval.ray_runner.connect`). Workers on other machines
+    need a ``storage`` they all reach (a PostgreSQL or MySQL URL) and write their trials'
+    folders on their own disks.
+    """
     study_dir = Path(study_dir)
     study_dir.mkdir(parents=True, exist_ok=True)
-    base = load_config(skill, algo)
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
-    study = optuna.create_study(
-        study_name=f"{skill}-{base.algo}",
-        storage=f"sqlite:///{study_dir / 'study.db'}",
-        load_if_exists=True,
-        direction="maximize",
-        sampler=optuna.samplers.TPESampler(seed=seed),
-        pruner=optuna.pruners.MedianPruner(n_startup_trials=2, n_warmup_steps=1),
+    job = TuneJob(
+        skill=skill,
+        algo=load_config(skill, algo).algo,
+        study_dir=study_dir.resolve(),
+        storage=study_storage(study_dir.resolve(), storage),
+        seed=seed,
+        steps=steps,
+        n_envs=n_envs,
+        eval_freq=eval_freq,
     )
+    open_study(job)  # created once, before workers race to create it
+    parts = shares(trials, parallel)
+    if ray is not None:
+        run_on_ray(job, parts, ray)
+    elif len(parts) > 1:
+        context = multiprocessing.get_context("spawn")  # torch and fork do not mix
+        with ProcessPoolExecutor(max_workers=len(parts), mp_context=context) as pool:
+            list(pool.map(run_trials, [job] * len(parts), parts, range(len(parts))))
+    else:
+        run_trials(job, trials)
+    return summarise_study(job)
 
-    def objective(trial: optuna.Trial) -> float:
-        overrides = sample_overrides(trial, base.algo)
-        config = load_config(
-            skill,
-            base.algo,
-            [f"{key}={json.dumps(value)}" for key, value in overrides.items()],
-            total_timesteps=steps,
-            seed=seed + trial.number,
-            n_envs=n_envs,
-            eval_freq=eval_freq,
-        )
-        evaluations: list[dict[str, float]] = []
 
-        def report(row: dict[str, float]) -> bool:
-            evaluations.append(row)
-            trial.report(score(row), len(evaluations))
-            return not trial.should_prune()
+def run_on_ray(job: TuneJob, parts: list[int], address: str) -> None:
+    """Run ``parts[i]`` trials of ``job``'s study in worker ``i``, each a Ray task of one CPU on
+    the cluster at ``address`` (``local`` starts Ray here with ``len(parts)`` CPUs).
 
-        train(config, study_dir / f"trial-{trial.number:03d}", after_evaluation=report)
-        if trial.should_prune():
-            raise optuna.TrialPruned()
-        return score(evaluations[-1]) if evaluations else 0.0
+    Raises:
+        RayUnavailableError: Ray is not installed or the cluster does not answer.
+    """
+    from claw.eval import ray_runner
 
-    study.optimize(objective, n_trials=trials)
+    started = ray_runner.connect(address, num_cpus=len(parts))
+    ray = ray_runner.ray_module()
+    try:
+        task = ray.remote(num_cpus=1, max_retries=ray_runner.RETRIES)(run_trials)
+        refs = [task.remote(job, n, worker) for worker, n in enumerate(parts)]
+        try:
+            ray.get(refs)
+        except BaseException as exc:  # Ctrl-C, or a worker failed: stop the others
+            for ref in refs:
+                ray.cancel(ref, force=True)
+            if isinstance(exc, ray.exceptions.RayTaskError):  # a trial's own error, as locally
+                raise exc.as_instanceof_cause() from None
+            raise
+    finally:
+        if started:
+            ray_runner.disconnect()
+
+
+def summarise_study(job: TuneJob) -> TuneResult:
+    """The study's trials and its best, written to ``best.yaml`` and ``trials.json``."""
+    study = open_study(job)
     rows = [
         {"number": t.number, "state": t.state.name, "value": t.value, "params": t.params}
         for t in study.trials
     ]
     best = study.best_trial
-    best_overrides = sample_overrides(optuna.trial.FixedTrial(best.params), base.algo)
-    atomic_write(study_dir / "best.yaml", yaml.safe_dump(best_overrides).encode())
-    atomic_write(study_dir / "trials.json", json.dumps(rows, indent=1).encode())
-    return TuneResult(study_dir, float(best.value), best_overrides, rows)
+    best_overrides = sample_overrides(optuna.trial.FixedTrial(best.params), job.algo)
+    atomic_write(job.study_dir / "best.yaml", yaml.safe_dump(best_overrides).encode())
+    atomic_write(job.study_dir / "trials.json", json.dumps(rows, indent=1).encode())
+    return TuneResult(job.study_dir, float(best.value), best_overrides, rows)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import warnings
 from pathlib import Path
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -245,6 +246,17 @@ def test_tune_runs_trials_and_saves_the_best(tmp_path: Path) -> None:
     assert (tmp_path / "study" / "best.yaml").is_file()
     assert (tmp_path / "study" / "study.db").is_file()
     assert "algo_kwargs.learning_rate" in result.best_overrides
+
+
+def test_tune_shares_a_study_between_local_processes(tmp_path: Path) -> None:
+    from claw.learning.tune import shares, tune
+
+    assert shares(4, 2) == [2, 2] and shares(5, 2) == [3, 2] and shares(1, 4) == [1]
+    kwargs: dict[str, Any] = {"algo": "sac", "steps": 120, "n_envs": 1, "eval_freq": 60}
+    result = tune("reach", 2, tmp_path / "study", parallel=2, **kwargs)
+    assert [t["number"] for t in result.trials] == [0, 1]
+    assert result.trials[0]["params"] != result.trials[1]["params"]  # a sampler seed per worker
+    assert (tmp_path / "study" / "best.yaml").is_file()
 
 
 def test_tune_score_is_success_first_then_reward() -> None:

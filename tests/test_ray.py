@@ -23,6 +23,7 @@ from claw.eval.suite import Suite
 
 ray = pytest.importorskip("ray")
 
+
 def comparable(result: SuiteResult) -> list[dict[str, Any]]:
     """The per-case results as ``--json`` writes them, less the wall-clock times."""
     cases = json.loads(result.model_dump_json())["cases"]
@@ -99,6 +100,19 @@ def test_leaving_early_cancels_the_cases_not_finished(local_ray: None) -> None:
     while ray.available_resources().get("CPU", 0) < 2 and time.monotonic() < deadline:
         time.sleep(0.5)
     assert ray.available_resources().get("CPU", 0) == 2  # the sleeping cases were stopped
+
+
+def test_tune_on_ray_runs_trials_in_parallel_on_one_study(local_ray: None, tmp_path: Path) -> None:
+    from claw.learning.tune import tune
+
+    study = tmp_path / "study"
+    kwargs: dict[str, Any] = {"algo": "sac", "steps": 120, "n_envs": 1, "eval_freq": 60}
+    result = tune("reach", 3, study, parallel=2, ray="local", **kwargs)
+    assert len(result.trials) == 3 and {t["state"] for t in result.trials} <= {"COMPLETE", "PRUNED"}
+    assert (study / "best.yaml").is_file() and (study / "trials.json").is_file()
+    assert len({json.dumps(t["params"], sort_keys=True) for t in result.trials}) == 3
+    again = tune("reach", 1, study, **kwargs)  # the study resumes where it was
+    assert [t["number"] for t in again.trials] == [0, 1, 2, 3]
 
 
 def test_two_nodes_run_the_cases_with_the_same_results() -> None:
