@@ -33,6 +33,7 @@ from claw.output import (
     markup,
     report_error,
 )
+from claw.sweep_commands import eval_sweep
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -42,7 +43,7 @@ if TYPE_CHECKING:
     from claw.eval.suite import Suite
     from claw.planner.completion import ModelSettings
 
-EVAL_COMMANDS = ("run", "compare")
+EVAL_COMMANDS = ("run", "compare", "sweep")
 TAG_DELTAS = {
     "read_right": "read",
     "success_rate": "success",
@@ -53,9 +54,11 @@ TAG_DELTAS = {
 
 eval_app = typer.Typer(
     help="Offline evaluation: claw eval SUITE runs a suite (claw eval run SUITE); "
-    "claw eval compare A.json B.json compares two results.",
+    "claw eval sweep SWEEP.yaml runs planners x suites x seeds; "
+    "claw eval compare A.json B.json [...] compares results.",
     no_args_is_help=True,
 )
+eval_app.command("sweep")(eval_sweep)
 
 
 @eval_app.command("run")
@@ -89,6 +92,14 @@ def eval_run(
     structured: Structured = StructuredMode.auto,
     llm_mode: LlmModeOption = LlmMode.steps,
     ray: RayOption = None,
+    learn: Annotated[
+        bool,
+        typer.Option(
+            "--learn",
+            help="Store each case that succeeds on physics as a composite skill in the library "
+            "(claw skills list shows them).",
+        ),
+    ] = False,
     report: Annotated[
         Path | None,
         typer.Option(
@@ -119,29 +130,49 @@ def eval_run(
             check_output_dir(report, what="--report folder")
     settings = model_settings(api_base, timeout, temperature, max_tokens, structured, llm_mode)
     choice = prefer.value if prefer else None
-    _run(loaded, name, workers, json_file, report, record, choice, settings, ray)
+    if learn:
+        from claw.library import SkillLibrary
+
+        with errors():
+            SkillLibrary().check_writable()
+    _run(loaded, name, workers, json_file, report, record, choice, settings, ray, learn)
 
 
 @eval_app.command("compare")
 def eval_compare(
-    a: Annotated[Path, typer.Argument(metavar="A.json", help="The baseline: --json results.")],
-    b: Annotated[Path, typer.Argument(metavar="B.json", help="The results compared with A.")],
+    files: Annotated[
+        list[Path],
+        typer.Argument(
+            metavar="A.json B.json [C.json ...]",
+            help="Results written by --json (or --report folders); A is the baseline.",
+        ),
+    ],
     json_file: Annotated[
         Path | None,
         typer.Option("--json", metavar="FILE", help="Also write the comparison to this file."),
     ] = None,
 ) -> None:
-    """The metric changes from A to B (files written by --json, or --report folders) and the
-    cases whose success changed."""
+    """Two results: the metric changes from A to B and the cases whose success changed. Three
+    or more: their overall metrics side by side."""
     from rich.console import Console
 
     from claw.envs.outputs import check_output_file
-    from claw.eval.compare import compare_files
+    from claw.eval.compare import compare_files, compare_many
 
     with errors():
+        if len(files) < 2:
+            raise ValueError(f"compare needs at least two results, got {len(files)}")
         if json_file is not None:
             check_output_file(json_file, what="--json file")
-        comparison = compare_files(a, b)
+        if len(files) > 2:
+            from claw.sweep_commands import show_rows, write_rows
+
+            rows = compare_many(list(files))
+            if json_file is not None:
+                write_rows(json_file, rows)
+            show_rows(rows, Console(), title=f"{len(rows)} results")
+            return
+        comparison = compare_files(*files)
         if json_file is not None:
             _write_json(json_file, comparison.model_dump_json(indent=1))
     show_comparison(comparison, Console())
@@ -163,6 +194,7 @@ def _run(
     prefer: str | None = None,
     settings: ModelSettings | None = None,
     ray: str | None = None,
+    learn: bool = False,
 ) -> None:
     import time
 
@@ -192,6 +224,7 @@ def _run(
                 prefer=prefer,
                 settings=settings,
                 ray=ray,
+                learn=learn,
             )
         except KeyboardInterrupt:
             result = suite_result(
@@ -203,6 +236,12 @@ def _run(
         with errors():
             _write_json(json_file, result.model_dump_json(indent=1))
     _show_result(result, console)
+    if learn and not result.interrupted:
+        new, updated = result.learned.get("new", 0), result.learned.get("updated", 0)
+        console.print(
+            f"learned: {new} new composite(s), {updated} updated with a phrase and a use "
+            "(claw skills list)"
+        )
     if result.ran_on:
         nodes = ", ".join(f"{n} on {node[:8]}" for node, n in sorted(result.ran_on.items()))
         console.print(f"Ray: {len(result.ran_on)} node(s) ran the cases ({nodes})")
@@ -247,7 +286,10 @@ def _show_result(result: SuiteResult, console: Console) -> None:
         if not case.success:
             console.print(f"[red]failed[/red] {markup(case.id)}: {markup(case.reason)}")
     recovered = int(result.overall["recovered_by_replanning"])
-    console.print(f"{recovered} successes recovered by replanning; {result.wall_seconds} s wall")
+    console.print(
+        f"{recovered} successes recovered by replanning; {result.overall.get('plan_steps', 0):.2f} "
+        f"plan steps per case; {result.wall_seconds} s wall"
+    )
     overall = result.overall
     if overall.get("llm_calls"):
         console.print(

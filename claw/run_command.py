@@ -105,6 +105,13 @@ def run(
     ] = None,
     viewer: Annotated[bool, typer.Option("--viewer", help="Watch in MuJoCo's viewer.")] = False,
     prefer: PreferOption = None,
+    learn: Annotated[
+        bool,
+        typer.Option(
+            "--learn",
+            help="After a success on physics, store the plan as a composite skill in the library.",
+        ),
+    ] = False,
     as_json: JsonFlag = False,
 ) -> None:
     """Run an instruction on the tabletop: plan, execute on physics, check, replan."""
@@ -120,12 +127,18 @@ def run(
 
         if video is not None:
             check_video_path(video)
+        if learn:
+            from claw.library import SkillLibrary
+
+            SkillLibrary().check_writable()
         settings = model_settings(api_base, timeout, temperature, max_tokens, structured, llm_mode)
         chosen = make_planner(planner, fallback=fallback, settings=settings)
         choice = prefer.value if prefer is not None else None
         result = _run(
             instruction, scene, seed, chosen, max_replans, max_steps, video, viewer, choice, view
         )
+        if learn and result.error is None:
+            _learn(instruction, result, seed, scene, chosen.name, view)
     except (ClawError, ValueError, OSError, RuntimeError) as exc:  # scene, video, no display
         kind, message = error_of(exc)
         result.error = RunError(kind=kind, message=message)
@@ -186,6 +199,28 @@ def _run(
         return result
     finally:
         (recorder or env).close()
+
+
+def _learn(
+    instruction: str, result: Any, seed: int, scene: str, planner: str, view: LiveView | None
+) -> None:
+    """Store the run's plan as a composite (``--learn``); say what was stored, on stderr with
+    ``--json`` (stdout keeps the documented result)."""
+    import sys
+
+    from claw.library import SkillLibrary
+    from claw.library.composites import learn_from_run
+
+    record = learn_from_run(SkillLibrary(), instruction, result, seed, scene=scene, planner=planner)
+    if record is None:
+        line = "learned nothing (only a success of 2 or more steps, unreplanned, is learned)"
+    else:
+        uses = record.metrics.episodes if record.metrics is not None else 0
+        line = f"learned: composite {record.key} — {record.description} ({_count(uses, 'use')})"
+    if view is not None:
+        view.console.print(markup(line))
+    else:
+        print(line, file=sys.stderr)
 
 
 def _count(n: int, noun: str) -> str:

@@ -17,9 +17,10 @@ from claw.eval.exceptions import (
     InvalidSuiteError,
     RayUnavailableError,
 )
+from claw.eval.judging import judge
 from claw.eval.planners import PLANNERS, PlannerSpec, make_planner, parse_planner
 from claw.eval.report import Report, write_report
-from claw.eval.runner import CaseResult, SuiteResult, judge, run_case, run_suite
+from claw.eval.runner import CaseResult, SuiteResult, run_case, run_suite
 from claw.eval.suite import Case, ExpectedPush, Suite, load_suite
 
 __all__ = [

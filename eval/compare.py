@@ -135,3 +135,38 @@ def format_delta(key: str, delta: float | None) -> str:
     if key in ("success_rate", "read_right"):
         return f"{sign}{100 * abs(delta):.1f} pp"
     return sign + format_metric(key, abs(delta))
+
+
+TABLE_METRICS = (
+    "success_rate", "read_right", "goal_recall", "replans", "plan_steps", "llm_tokens",
+    "wall_seconds",
+)  # fmt: skip
+"""The metrics a table over many results shows, in its column order."""
+
+
+class ResultRow(BaseModel):
+    """One result of many compared side by side."""
+
+    path: str
+    suite: str
+    planner: str
+    cases: int
+    interrupted: bool = False
+    metrics: dict[str, float]
+
+
+def result_row(result: SuiteResult, path: str | Path) -> ResultRow:
+    """``result``'s overall metrics as a row of a table over many."""
+    return ResultRow(
+        path=str(path),
+        suite=result.suite,
+        planner=result.planner,
+        cases=len(result.cases),
+        interrupted=result.interrupted,
+        metrics={k: result.overall[k] for k in TABLE_METRICS if k in result.overall},
+    )
+
+
+def compare_many(paths: list[str | Path]) -> list[ResultRow]:
+    """The overall metrics of many ``--json`` files (or ``--report`` folders), one row each."""
+    return [result_row(load_report(path), path) for path in paths]

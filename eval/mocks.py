@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import json
 import zlib
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from claw.envs.tabletop import TabletopEnv
 from claw.eval.suite import Case
+from claw.library.composite import CompositeBody, compress
 from claw.planner.llm import LLMPlanner
 from claw.planner.offline import OfflinePlanner
 from claw.skills.executor import SkillCall
@@ -27,8 +29,14 @@ def error_answer(case: Case) -> str:
     return json.dumps({"goal": [], "steps": [], "error": error})
 
 
-def oracle_answer(case: Case, env: TabletopEnv) -> str:
+def oracle_answer(
+    case: Case, env: TabletopEnv, composites: Sequence[tuple[str, str, CompositeBody]] = ()
+) -> str:
     """What a perfect model would answer now: the case's ground truth, planned from this state.
+
+    Where the prompt offered learned ``composites`` (name, description, body), each run of its
+    steps that one of them does is written as one call of it (:func:`claw.library.composite.
+    compress`): the plan is the same, in fewer steps.
 
     Its steps come from the offline planner's step generator (``OfflinePlanner.steps``) and its
     error cases answer with the expected error: it measures the LLM path (prompt, parsing,
@@ -41,6 +49,7 @@ def oracle_answer(case: Case, env: TabletopEnv) -> str:
     steps = OfflinePlanner().steps(goal, env.world_state())
     if case.expect_push is not None:
         steps.append(SkillCall(skill="push", args=case.expect_push.model_dump()))
+    steps = compress(steps, [(name, body) for name, _, body in composites])
     texts = [str(p) for p in goal]
     return json.dumps({"goal": texts, "steps": [s.model_dump() for s in steps], "error": None})
 
@@ -78,8 +87,12 @@ def literal_planner(case: Case, env: TabletopEnv) -> LLMPlanner:
 
 
 def oracle_planner(case: Case, env: TabletopEnv) -> LLMPlanner:
-    """``mock:oracle``: the LLM planner answered by :func:`oracle_answer` at every call."""
-    return LLMPlanner(MOCK_MODEL, mock=lambda messages: oracle_answer(case, env), backoff=0.0)
+    """``mock:oracle``: the LLM planner answered by :func:`oracle_answer` at every call, through
+    the composites its prompt offers where one fits."""
+    planner = LLMPlanner(
+        MOCK_MODEL, mock=lambda messages: oracle_answer(case, env, planner.offered), backoff=0.0
+    )
+    return planner
 
 
 CORRUPTIONS = (

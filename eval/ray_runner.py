@@ -10,12 +10,17 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable, Iterator
-from typing import Any
+from contextlib import closing
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
 from claw.eval.exceptions import RayUnavailableError
-from claw.eval.suite import Case
+from claw.eval.suite import Case, Suite
+
+if TYPE_CHECKING:
+    from claw.eval.runner import CaseResult
+    from claw.planner.completion import ModelSettings
 
 LOCAL = "local"
 """``--ray`` without an address: a Ray instance started for this run on this machine."""
@@ -188,3 +193,46 @@ def _outcome(ray: Any, ref: Any, index: int) -> CaseOutcome:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
         why = f"{type(exc).__name__}: {first}" if first else type(exc).__name__
         return CaseOutcome(index=index, lost=f"lost twice with its worker or node ({why})")
+
+
+def run_suite_cases(
+    suite: Suite,
+    planner: str,
+    workers: int,
+    record: bool,
+    prefer: str | None,
+    settings: ModelSettings | None,
+    address: str,
+    results: list[CaseResult | None],
+    recorded: dict[str, str],
+    ran_on: dict[str, int],
+    progress: Callable[[CaseResult], None] | None,
+) -> None:
+    """:func:`claw.eval.runner.run_suite`'s cases as Ray tasks, filling ``results`` (by case),
+    ``recorded`` (the answers) and ``ran_on`` (cases per node) as they finish."""
+    from claw.eval.runner import CaseResult
+    from claw.library import policy_source
+
+    policy_source()  # synced here once, before any worker opens it
+    started = connect(address, num_cpus=workers if workers > 1 else None)
+    model = settings.model_dump_json() if settings is not None else None
+    try:
+        with closing(
+            run_cases(suite.model_dump_json(), suite.cases, planner, record, prefer, model)
+        ) as outcomes:  # closed early (Ctrl-C), the cases not yet finished are cancelled
+            for outcome in outcomes:
+                case = suite.cases[outcome.index]
+                if outcome.result_json is None:
+                    result = CaseResult(
+                        id=case.id, tags=case.tags, success=False, reason=outcome.lost
+                    )
+                else:
+                    result = CaseResult.model_validate_json(outcome.result_json)
+                    ran_on[outcome.node] = ran_on.get(outcome.node, 0) + 1
+                results[outcome.index] = result
+                recorded.update(outcome.answers)
+                if progress is not None:
+                    progress(result)
+    finally:
+        if started:
+            disconnect()

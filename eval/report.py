@@ -43,6 +43,7 @@ METRICS: list[tuple[str, str, Callable[[float], str]]] = [
     ("executability", "executability", lambda v: f"{v:.3f}"),
     ("replans", "replans / case", lambda v: f"{v:.2f}"),
     ("recovered_by_replanning", "recovered by replanning", lambda v: f"{v:.0f}"),
+    ("plan_steps", "plan steps / case", lambda v: f"{v:.2f}"),
     ("llm_calls", "LLM calls / case", lambda v: f"{v:.2f}"),
     ("llm_tokens", "LLM tokens / case", lambda v: f"{v:.1f}"),
     ("llm_prompt_tokens", "LLM prompt tokens / case", lambda v: f"{v:.1f}"),

@@ -8,11 +8,9 @@ import time
 from collections import defaultdict
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
-from contextlib import closing
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from pydantic import BaseModel, Field
 
 from claw.envs.exceptions import InvalidSceneError
@@ -20,12 +18,12 @@ from claw.envs.tabletop import TabletopEnv
 from claw.envs.video import RecordEpisode, check_video_path
 from claw.eval import planners
 from claw.eval.cassette import Cassette, key
+from claw.eval.judging import judge, read_right
 from claw.eval.mocks import MOCK_MODEL
-from claw.eval.suite import Case, ExpectedPush, Suite
+from claw.eval.suite import Case, Suite
 from claw.library import policy_source
 from claw.planner.completion import ModelSettings
 from claw.planner.loop import RunResult, run_instruction
-from claw.skills.push import DIRECTIONS, push_outcome
 
 
 class CaseResult(BaseModel):
@@ -43,6 +41,8 @@ class CaseResult(BaseModel):
     executable: float = 0.0
     """Fraction of planned steps that validated and ran successfully."""
     replans: int = 0
+    plan_steps: int = 0
+    """Steps of the last plan as the planner wrote it (a composite skill's call is one)."""
     llm_calls: int = 0
     llm_tokens: int = 0
     """Prompt and completion tokens together (``llm_prompt_tokens + llm_completion_tokens``)."""
@@ -64,6 +64,9 @@ class SuiteResult(BaseModel):
     wall_seconds: float
     interrupted: bool = False
     """True when the run was stopped early: only the cases done are here."""
+    learned: dict[str, int] = Field(default_factory=dict, exclude=True)
+    """With ``learn``: composites ``new`` and ``updated`` (same structure: a phrase and a use)
+    from the successful cases (not written: the cases' results do not depend on it)."""
     ran_on: dict[str, int] = Field(default_factory=dict, exclude=True)
     """Cases per Ray node of a ``ray`` run (not written: a case's result is the same wherever
     it ran)."""
@@ -86,90 +89,6 @@ def make_planner(
 
         planner.on_answer = remember
     return planner
-
-
-def start_xy(env: TabletopEnv, name: str, before: np.ndarray) -> np.ndarray:
-    """Where object ``name`` stood in the state ``before`` (a ``qpos`` of ``env``'s model)."""
-    joint = int(env.model.body(name).jntadr[0])
-    adr = int(env.model.jnt_qposadr[joint])  # a free joint: x, y, z, then the quaternion
-    return np.array(before[adr : adr + 2], dtype=float)
-
-
-def judge_push(
-    want: ExpectedPush, env: TabletopEnv, before: np.ndarray
-) -> tuple[bool, str, dict[str, float]]:
-    """Whether the case's object ended where ``want`` sends it from where it stood ``before``.
-
-    Measured on the state, as every goal is (the push skill's own report is not consulted), with
-    the push skill's own test: within ``push.TOLERANCE`` of its start plus ``distance`` along
-    ``push.DIRECTIONS[direction]``, and the scene at rest.
-    """
-    if want.object not in env.object_names:
-        return False, f"expect_push names {want.object!r}, which is not in the scene", {}
-    start = start_xy(env, want.object, before)
-    goal = start + want.distance * np.array(DIRECTIONS[want.direction])
-    world = env.world_state()
-    final = world.get(want.object).xy
-    return push_outcome(want.object, want.direction, start, final, goal, world.settled())
-
-
-def read_right(case: Case, result: RunResult) -> bool:
-    """Whether the first plan says what the case asks for: the same goal predicates (as sets,
-    canonical), a push of the expected object in the expected direction, or the expected error."""
-    if case.expect_error is not None or result.error is not None:
-        return result.error is not None and result.error.kind == case.expect_error
-    if set(result.goal) != set(case.goal or []):
-        return False
-    push = case.expect_push
-    return push is None or any(
-        step.skill == "push"
-        and step.args.get("object") == push.object
-        and step.args.get("direction") == push.direction
-        for step in result.plan
-    )
-
-
-def judge(
-    case: Case, env: TabletopEnv, result: RunResult, before: np.ndarray
-) -> tuple[bool, str, float]:
-    """(success, reason, goal recall) of a finished run against the case's ground truth.
-
-    Everything is measured on the final state: the goal predicates, and for ``expect_push`` the
-    object's displacement from where it stood at reset (``before``). A run that reports a failed
-    step still fails its case, even when the state is right, and says so.
-    """
-    if case.expect_error is not None:
-        kind = None if result.error is None else result.error.kind
-        if kind != case.expect_error:
-            got = result.error.model_dump() if result.error is not None else "none"
-            return False, f"expected error {case.expect_error}, got {got}", 0.0
-        if not np.array_equal(env.data.qpos, before) or result.steps:
-            return False, f"the scene moved before the {kind} error", 0.0
-        return True, "", 1.0
-    if result.error is not None:
-        return False, f"error {result.error.kind}: {result.error.message}", 0.0
-    check = env.check(case.goal or [])
-    held = [r.holds for r in check.results]
-    problems = [f"{r.predicate}: {r.reason}" for r in check.results if not r.holds]
-    if not check.success and not problems:  # the world not at rest, or something still held
-        problems.append(check.reason)
-    if case.expect_push is not None:
-        pushed, why, _ = judge_push(case.expect_push, env, before)
-        held.append(pushed)
-        if not pushed:
-            want = case.expect_push
-            problems.append(f"push {want.object} {want.direction} {want.distance:g} m: {why}")
-    recall = sum(held) / len(held) if held else 1.0
-    failed = [f"{s.skill}{s.args}: {s.reason}" for s in result.steps if not s.success]
-    if problems:
-        return False, f"goal not reached ({'; '.join(problems)}); failed steps {failed[:2]}", recall
-    if not result.success:
-        return (
-            False,
-            f"the goal holds but the run reported failure; failed steps {failed[:2]}",
-            recall,
-        )
-    return True, "", recall
 
 
 def run_case(
@@ -231,6 +150,7 @@ def run_case(
         goal_recall=round(recall, 4),
         executable=round(sum(s.success for s in result.steps) / planned, 4) if planned else 1.0,
         replans=result.replans,
+        plan_steps=len(result.plan),
         llm_calls=0 if usage is None else usage.calls,
         llm_tokens=0 if usage is None else usage.prompt_tokens + usage.completion_tokens,
         llm_prompt_tokens=0 if usage is None else usage.prompt_tokens,
@@ -263,6 +183,7 @@ def summarise(results: list[CaseResult]) -> dict[str, float]:
         "executability": round(sum(r.executable for r in results) / n, 4),
         "replans": round(sum(r.replans for r in results) / n, 4),
         "recovered_by_replanning": float(sum(r.success and r.replans > 0 for r in results)),
+        "plan_steps": round(sum(r.plan_steps for r in results) / n, 4),
         "llm_calls": round(sum(r.llm_calls for r in results) / n, 4),
         "llm_tokens": round(sum(r.llm_tokens for r in results) / n, 2),
         "llm_prompt_tokens": round(sum(r.llm_prompt_tokens for r in results) / n, 2),
@@ -282,6 +203,7 @@ def run_suite(
     prefer: str | None = None,
     settings: ModelSettings | None = None,
     ray: str | None = None,
+    learn: bool = False,
 ) -> SuiteResult:
     """Every case of ``suite``, in ``workers`` processes or as Ray tasks; results in case order
     whatever ran them.
@@ -290,7 +212,9 @@ def run_suite(
     ``planner="replay:FILE"``). ``prefer`` picks the skill implementations as ``claw --prefer``;
     ``settings`` say how a model is asked (endpoint, deadline, temperature, answer length).
     ``ray`` is a Ray address (:func:`claw.eval.ray_runner.check_address`; ``local`` starts Ray
-    here with ``workers`` CPUs, or all of them when ``workers`` is 1).
+    here with ``workers`` CPUs, or all of them when ``workers`` is 1). With ``learn``, each case
+    that succeeded on physics is learned as a composite skill once all have run, in case order
+    (:func:`claw.library.learn_from_run`), whatever ran them.
     """
     global _recording
     planners.parse_planner(planner)  # a bad name fails here, before any case runs
@@ -299,7 +223,9 @@ def run_suite(
     recorded: dict[str, str] = {}
     ran_on: dict[str, int] = {}
     if ray is not None:
-        _run_on_ray(
+        from claw.eval import ray_runner
+
+        ray_runner.run_suite_cases(
             suite,
             planner,
             workers,
@@ -343,51 +269,31 @@ def run_suite(
     done = [r for r in results if r is not None]
     result = suite_result(suite, planner, prefer, done, time.perf_counter() - tic)
     result.ran_on = ran_on
+    if learn:
+        result.learned = learn_from_cases(suite, planner, done)
     return result
 
 
-def _run_on_ray(
-    suite: Suite,
-    planner: str,
-    workers: int,
-    record: bool,
-    prefer: str | None,
-    settings: ModelSettings | None,
-    address: str,
-    results: list[CaseResult | None],
-    recorded: dict[str, str],
-    ran_on: dict[str, int],
-    progress: Callable[[CaseResult], None] | None,
-) -> None:
-    """``run_suite``'s cases as Ray tasks, filling ``results`` (by case), ``recorded`` (the
-    answers) and ``ran_on`` (cases per node) as they finish."""
-    from claw.eval import ray_runner
+def learn_from_cases(suite: Suite, planner: str, cases: list[CaseResult]) -> dict[str, int]:
+    """Learn composites from the cases that succeeded on physics; how many are new, updated."""
+    from claw.library import SkillLibrary, learn_from_run
 
-    policy_source()  # synced here once, before any worker opens it
-    started = ray_runner.connect(address, num_cpus=workers if workers > 1 else None)
-    model = settings.model_dump_json() if settings is not None else None
-    try:
-        with closing(
-            ray_runner.run_cases(
-                suite.model_dump_json(), suite.cases, planner, record, prefer, model
-            )
-        ) as outcomes:  # closed early (Ctrl-C), the cases not yet finished are cancelled
-            for outcome in outcomes:
-                case = suite.cases[outcome.index]
-                if outcome.result_json is None:
-                    result = CaseResult(
-                        id=case.id, tags=case.tags, success=False, reason=outcome.lost
-                    )
-                else:
-                    result = CaseResult.model_validate_json(outcome.result_json)
-                    ran_on[outcome.node] = ran_on.get(outcome.node, 0) + 1
-                results[outcome.index] = result
-                recorded.update(outcome.answers)
-                if progress is not None:
-                    progress(result)
-    finally:
-        if started:
-            ray_runner.disconnect()
+    library = SkillLibrary()
+    by_id = {case.id: case for case in suite.cases}
+    counts = {"new": 0, "updated": 0}
+    for row in cases:
+        case = by_id[row.id]
+        if not row.run:  # a case whose scene could not be built has no run
+            continue
+        run = RunResult.model_validate(row.run)
+        record = learn_from_run(
+            library, case.instruction, run, case.seed, scene=suite.scene_of(case),
+            planner=planner, success=row.success,
+        )  # fmt: skip
+        if record is not None:
+            uses = record.metrics.episodes if record.metrics is not None else 0
+            counts["new" if uses == 1 else "updated"] += 1
+    return counts
 
 
 def suite_result(

@@ -42,13 +42,16 @@ class Case(BaseModel):
     id: str = Field(min_length=1)
     instruction: str
     seed: int = 0
+    fixed_seed: bool = False
+    """The ground truth was written for this seed's layout (the instruction refers to where
+    things stand): a sweep's seed offset leaves the case at its own seed."""
     scene: str | dict[str, Any] | None = None
     goal: list[Predicate] | None = None
     expect_error: ErrorKind | None = None
     expect_push: ExpectedPush | None = None
     """A push asked for (no predicate describes a displacement): judged on the final state, the
     object must end within the push skill's tolerance (2 cm) of where it stood at reset plus
-    ``distance`` along ``direction`` (``claw.eval.runner.judge_push``), whatever steps claimed."""
+    ``distance`` along ``direction`` (``claw.eval.judging.judge_push``), whatever steps claimed."""
     tags: list[str] = Field(default_factory=list)
 
     @field_validator("seed")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 
+from claw.library.composite import CompositeBody
+from claw.library.composites import Composites, learn_from_run, prune
 from claw.library.exceptions import LibraryError, LibraryWriteError
 from claw.library.index import SearchHit
 from claw.library.manifest import Artifact, Metrics, Provenance, SkillRecord
@@ -26,6 +28,8 @@ def policy_source(root: str | os.PathLike[str] | None = None) -> SkillLibrary:
 
 __all__ = [
     "Artifact",
+    "CompositeBody",
+    "Composites",
     "LibraryError",
     "LibraryWriteError",
     "Metrics",
@@ -34,6 +38,8 @@ __all__ = [
     "SkillLibrary",
     "SkillRecord",
     "default_root",
+    "learn_from_run",
     "policy_source",
+    "prune",
     "record_controller_metrics",
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timezone
 from typing import Any, Literal
 
@@ -38,9 +39,11 @@ class Provenance(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     created: datetime = Field(default_factory=lambda: datetime.now(timezone.utc))
-    source: Literal["builtin", "registered", "trained"] = "registered"
+    source: Literal["builtin", "registered", "trained", "learned"] = "registered"
     git_commit: str | None = None
     training_config: dict[str, Any] | None = None
+    learned_from: dict[str, Any] | None = None
+    """A composite's run: its instruction, scene, seed, planner and measured result."""
 
 
 class SkillRecord(BaseModel):
@@ -50,9 +53,10 @@ class SkillRecord(BaseModel):
 
     name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
     version: int = Field(ge=1)
-    kind: Literal["controller", "policy"]
+    kind: Literal["controller", "policy", "composite"]
     implementation: str
-    """The code that runs it, as ``module:Class`` (a registered ``Skill`` class)."""
+    """The code that runs it, as ``module:Class`` (a registered ``Skill`` class); a composite's
+    is ``composite:NAME`` (its steps are a checked artifact, ``claw.library.composite``)."""
     description: str
     examples: list[str] = Field(default_factory=list)
     """Phrases a person might use for it; indexed for retrieval with the description."""
@@ -68,8 +72,16 @@ class SkillRecord(BaseModel):
         return f"{self.name}@{self.version}"
 
     def texts(self) -> list[str]:
-        """What retrieval indexes for this skill: its name, description and example phrases."""
-        return [self.name.replace("_", " "), self.description, *self.examples]
+        """What retrieval indexes for this skill: its name, description and example phrases (a
+        composite's parameters read as words: ``{block2}`` as ``the block``)."""
+        name, description = self.name.replace("_", " "), self.description
+        if self.kind == "composite":
+            name = re.sub(r"\b(block|box|region)\d+\b", r"\1", name)
+            description = _PARAM_REF.sub(r"the \1", description)
+        return [name, description, *self.examples]
+
+
+_PARAM_REF = re.compile(r"\{([a-z]+)\d*\}")
 
 
 class Manifest(BaseModel):
@@ -79,3 +91,6 @@ class Manifest(BaseModel):
 
     format: int = MANIFEST_FORMAT
     skills: list[SkillRecord] = Field(default_factory=list)
+    runs: int = Field(default=0, ge=0)
+    """Runs reported to the library (``--learn`` runs, ``claw skills run``): composites unused
+    for some of them may be pruned."""

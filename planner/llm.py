@@ -30,6 +30,8 @@ from pydantic import ValidationError
 from claw.envs.exceptions import ClawError
 from claw.envs.tabletop import TabletopEnv
 from claw.library import SkillLibrary
+from claw.library.composite import CompositeBody
+from claw.library.composites import Composites
 from claw.planner.completion import ModelClient
 from claw.planner.exceptions import InvalidPlanError, PlannerUnavailableError
 from claw.planner.goal_mode import LLM_MODES, derive_steps, goal_vocabulary, uses_goal
@@ -39,6 +41,7 @@ from claw.planner.prompting import (
     PlanError,
     Reply,
     declined_error,
+    describe_composites,
     describe_scene,
     describe_skills,
     example_turns,
@@ -78,6 +81,8 @@ class LLMPlanner(ModelClient):
         num_retries: Retries of a call that failed on the way (:class:`ModelClient`).
         max_repairs: Times an unusable plan is sent back to the model with its problems.
         top_k: How many skills the library's retrieval puts first in the catalogue.
+        top_composites: How many learned composites (retrieved for the instruction) are offered
+            beside the skills, in a block of the user's message (the system prompt is unchanged).
         max_steps: The most steps a plan may have (``run_instruction`` sets it to its own cap).
         structured: ``auto``, ``schema``, ``json`` or ``off``: how the answer is constrained
             (:func:`claw.planner.schema.response_format`).
@@ -96,6 +101,7 @@ class LLMPlanner(ModelClient):
         num_retries: int = 2,
         max_repairs: int = 2,
         top_k: int = 8,
+        top_composites: int = 3,
         max_steps: int = MAX_PLAN_STEPS,
         structured: str = "auto",
         mode: str = "steps",
@@ -113,6 +119,10 @@ class LLMPlanner(ModelClient):
         self.schema: dict[str, Any] | None = None
         self.max_repairs, self.top_k, self.max_steps = max_repairs, top_k, max_steps
         self.messages: list[dict[str, str]] = []
+        self.top_composites = top_composites
+        self.offered: list[tuple[str, str, CompositeBody]] = []
+        """The composites the last plan's prompt offered: (name, description, body)."""
+        self.composites: Composites | None = None
 
     def answer_format(self, knows_schema: bool) -> Any:
         """The plan's schema for this scene, in the form this provider takes (``structured``:
@@ -140,6 +150,31 @@ class LLMPlanner(ModelClient):
             return names
         return [h.record.name for h in hits if h.record.name in names] or names
 
+    def _offer_composites(self, instruction: str) -> list[tuple[str, str, CompositeBody]]:
+        """The learned composites closest to the instruction (none in goal mode, or where the
+        library has none); one that fails its check is left out."""
+        self.composites = None
+        if self.mode == "goal" or self.top_composites < 1:
+            return []
+        try:
+            library = SkillLibrary()
+            composites = Composites(library)
+            if not composites.records():
+                return []
+            hits = library.search(instruction, k=self.top_composites, kind="composite")
+        except ClawError:
+            return []
+        self.composites = composites
+        offered = []
+        for hit in hits:
+            try:
+                offered.append(
+                    (hit.record.name, hit.record.description, composites.load(hit.record))
+                )
+            except ClawError:
+                continue
+        return offered
+
     def plan(self, instruction: str, env: TabletopEnv) -> Plan:
         """Ask the model for a plan; repair it until it validates against the scene.
 
@@ -150,7 +185,17 @@ class LLMPlanner(ModelClient):
         """
         skills = self._catalogue(instruction)
         goals = goal_vocabulary(env.object_names) if self.mode == "goal" else None
-        self.schema = plan_schema(skills, env.object_names, self.max_steps, goals)
+        self.offered = self._offer_composites(instruction)
+        self.schema = plan_schema(
+            skills,
+            env.object_names,
+            self.max_steps,
+            goals,
+            [(name, body.params) for name, _, body in self.offered],
+        )
+        offer = ""
+        if self.offered:
+            offer = template("composites").format(composites=describe_composites(self.offered))
         system = (
             template("system") + "\n" + template("catalogue").format(skills=describe_skills(skills))
         )
@@ -163,6 +208,7 @@ class LLMPlanner(ModelClient):
                 "role": "user",
                 "content": template("scene").format(scene=describe_scene(env))
                 + "\n"
+                + (offer + "\n" if offer else "")
                 + template("instruction").format(instruction=instruction),
             },
         ]
@@ -249,7 +295,7 @@ class LLMPlanner(ModelClient):
             return None, [EMPTY_PLAN], 0
         goal, errors = read_goal(reply.goal, env.object_names)
         plan = Plan(goal=goal, steps=reply.steps)
-        errors += plan_problems(plan, env)
+        errors += plan_problems(plan, env, self.composites)
         if not errors and uses_goal(self.mode, plan):
             try:  # goal mode: the steps that reach the goal are the symbolic generator's
                 plan = derive_steps(plan, env.world_state())

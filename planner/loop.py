@@ -22,6 +22,7 @@ from claw.envs.exceptions import ClawError
 from claw.envs.predicates import Predicate
 from claw.envs.tabletop import TabletopEnv
 from claw.library import policy_source
+from claw.library.composites import Composites
 from claw.planner.plan import MAX_PLAN_STEPS, Failure, Plan, check_plan_length
 from claw.skills.executor import SkillCall, StepResult, execute_calls
 
@@ -146,7 +147,14 @@ def run_instruction(
     notify("plan", plan)
 
     while True:
-        outcome = execute_calls(env, plan.steps, prefer=prefer, measured=measured, policies=library)
+        outcome = execute_calls(
+            env,
+            plan.steps,
+            prefer=prefer,
+            measured=measured,
+            policies=library,
+            composites=Composites(library),
+        )
         for step in outcome.steps:
             result.steps.append(StepReport.of(step))
             notify("step", step)

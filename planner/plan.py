@@ -8,7 +8,8 @@ from claw.envs.exceptions import ClawError
 from claw.envs.predicates import Predicate, check_objects, parse_predicate
 from claw.envs.tabletop import TabletopEnv
 from claw.planner.exceptions import PlanTooLongError
-from claw.skills.executor import SkillCall, bind
+from claw.skills.base import skill_names
+from claw.skills.executor import CompositeSource, SkillCall, bind
 
 MAX_PLAN_STEPS = 50
 """The most skill calls a plan may have (``run_instruction(max_steps=...)``, ``--max-steps``).
@@ -58,10 +59,13 @@ def read_goal(texts: list[str], names: list[str]) -> tuple[list[Predicate], list
     return goal, problems
 
 
-def plan_problems(plan: Plan, env: TabletopEnv) -> list[ClawError]:
+def plan_problems(
+    plan: Plan, env: TabletopEnv, composites: CompositeSource | None = None
+) -> list[ClawError]:
     """Every reason the plan cannot run in this scene: bad predicates, skills, params, names.
 
-    Each problem is an error with a ``kind`` and a message a planner can act on.
+    Each problem is an error with a ``kind`` and a message a planner can act on. With
+    ``composites``, a step naming one is expanded and each of its steps checked.
     """
     problems: list[ClawError] = []
     for predicate in plan.goal:
@@ -71,7 +75,11 @@ def plan_problems(plan: Plan, env: TabletopEnv) -> list[ClawError]:
             problems.append(exc)
     for call in plan.steps:
         try:
-            bind(call, env.object_names)
+            steps = [call]
+            if composites is not None and call.skill not in skill_names():
+                steps = composites.expand_call(call, env.object_names)[1]
+            for step in steps:
+                bind(step, env.object_names)
         except ClawError as exc:
             problems.append(exc)
     return problems

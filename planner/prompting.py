@@ -102,6 +102,18 @@ def describe_skills(names: list[str]) -> str:
     return "\n".join(lines)
 
 
+def describe_composites(offered: list[tuple[str, str, Any]]) -> str:
+    """The learned composites offered for this instruction, one line each: the signature, what
+    it does (its abstracted instruction) and the skill calls it runs."""
+    lines = []
+    for name, description, body in offered:
+        steps = "; ".join(
+            f"{s.skill}({', '.join(f'{k}={v}' for k, v in s.args.items())})" for s in body.steps
+        )
+        lines.append(f"- {name}({body.signature()}) — {description} (runs: {steps})")
+    return "\n".join(lines)
+
+
 def _first_clause(text: str) -> str:
     """What a description says first: up to its first colon or semicolon, as a sentence."""
     clause = re.split(r"[:;]\s", text, maxsplit=1)[0].rstrip(". ")

@@ -11,10 +11,11 @@ asks. The schema narrows what a model can say; the validator still judges every 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, get_args
 
 from claw.envs.regions import REGIONS
+from claw.library.composite import object_type
 from claw.planner.completion import ModelSettings
 from claw.planner.prompting import PlanError
 from claw.skills.base import ObjectRef, RegionRef, get_skill
@@ -29,9 +30,11 @@ def plan_schema(
     objects: Sequence[str],
     max_steps: int,
     goals: Sequence[str] | None = None,
+    composites: Sequence[tuple[str, Mapping[str, str]]] = (),
 ) -> dict[str, Any]:
     """The JSON schema of an answer (goal, steps, error) for a scene with ``objects``; with
-    ``goals``, the goal's predicates are one of those (goal mode)."""
+    ``goals``, the goal's predicates are one of those (goal mode); ``composites`` (name, typed
+    parameters) are offered as steps too, each parameter an object of its type or a region."""
     goal = {"type": "string", "enum": list(goals)} if goals else {"type": "string"}
     kinds = list(get_args(PlanError.model_fields["kind"].annotation))
     error = {
@@ -46,7 +49,10 @@ def plan_schema(
             "goal": {"type": "array", "items": goal},
             "steps": {
                 "type": "array",
-                "items": {"anyOf": [_step(name, list(objects)) for name in skills]},
+                "items": {
+                    "anyOf": [_step(name, list(objects)) for name in skills]
+                    + [_composite_step(name, params, objects) for name, params in composites]
+                },
                 "maxItems": max_steps,
             },
             "error": {"anyOf": [error, {"type": "null"}]},
@@ -63,6 +69,33 @@ def _step(name: str, objects: list[str]) -> dict[str, Any]:
     args = {
         key: _param(properties[key], field.metadata, field.is_required(), objects)
         for key, field in params.model_fields.items()
+    }
+    return {
+        "type": "object",
+        "properties": {
+            "skill": {"type": "string", "enum": [name]},
+            "args": {
+                "type": "object",
+                "properties": args,
+                "required": list(args),
+                "additionalProperties": False,
+            },
+        },
+        "required": ["skill", "args"],
+        "additionalProperties": False,
+    }
+
+
+def _composite_step(name: str, params: Mapping[str, str], objects: Sequence[str]) -> dict[str, Any]:
+    """A composite's branch: its name, and each parameter one of the scene's names of its type."""
+    args = {
+        key: {
+            "type": "string",
+            "enum": list(REGIONS)
+            if kind == "region"
+            else [o for o in objects if object_type(o) == kind],
+        }
+        for key, kind in params.items()
     }
     return {
         "type": "object",

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from claw.envs.exceptions import ClawError
 from claw.envs.tabletop import TabletopEnv
-from claw.skills.base import Skill, SkillParams, get_skill, skill_implementations
+from claw.skills.base import Skill, SkillParams, get_skill, skill_implementations, skill_names
 from claw.skills.exceptions import InvalidParamsError
 from claw.skills.learned import PolicySkill, PolicySource
 
@@ -78,6 +79,17 @@ def _invalid(raw: SkillCall | dict[str, Any] | Any, exc: ClawError) -> StepResul
 PREFER_CHOICES: tuple[str, ...] = ("learned", "controller")
 
 
+class CompositeSource(Protocol):
+    """Where composite skills come from (``claw.library.composites.Composites``): a call naming
+    one becomes its steps, arguments bound; each use is recorded with its measured success."""
+
+    def expand_call(
+        self, call: SkillCall, object_names: Sequence[str] | None
+    ) -> tuple[str, list[SkillCall]]: ...
+
+    def record_use(self, key: str, success: bool) -> Any: ...
+
+
 def choose_implementation(
     name: str, prefer: str | None = None, measured: Mapping[tuple[str, str], float] | None = None
 ) -> str:
@@ -133,6 +145,7 @@ def execute_calls(
     prefer: str | None = None,
     measured: Mapping[tuple[str, str], float] | None = None,
     policies: PolicySource | None = None,
+    composites: CompositeSource | None = None,
 ) -> ExecutionResult:
     """Validate every call against the registry and the scene, then run them in order.
 
@@ -150,14 +163,17 @@ def execute_calls(
             ``None``: the shipped ones (the run path passes the skill library). Weights that are
             missing or differ from what was registered stop the run before anything moves
             (``artifact_rejected``).
+        composites: Where composite skills come from (the run path passes the library's): a
+            call naming one is expanded into its steps, each bound and judged as usual; it is one
+            step of the result, failed with its failing step's reason, and each use is recorded.
     """
     if prefer is not None and prefer not in PREFER_CHOICES:
         raise InvalidParamsError(
             f"prefer must be one of {', '.join(PREFER_CHOICES)}, got {prefer!r}"
         )
     env = env.unwrapped  # type: ignore[assignment]
-    parsed: list[SkillCall] = []
-    bound: list[tuple[Skill, SkillParams]] = []
+    groups: list[tuple[SkillCall, str | None, list[SkillCall], list[tuple[Skill, SkillParams]]]]
+    groups = []
     for raw in calls:
         try:
             call = raw if isinstance(raw, SkillCall) else SkillCall.model_validate(raw)
@@ -165,25 +181,58 @@ def execute_calls(
             step = _invalid(raw, InvalidParamsError(f"malformed skill call: {_first(exc)}"))
             return ExecutionResult(steps=[step], success=False)
         try:
-            bound.append(bind(call, env.object_names, prefer, measured, policies))
+            key, steps = None, [call]
+            if composites is not None and call.skill not in skill_names():
+                key, steps = composites.expand_call(call, env.object_names)
+            bound = [bind(s, env.object_names, prefer, measured, policies) for s in steps]
         except ClawError as exc:
             return ExecutionResult(steps=[_invalid(raw, exc)], success=False)
-        parsed.append(call)
+        groups.append((call, key, steps, bound))
 
-    steps: list[StepResult] = []
-    for call, (skill, params) in zip(parsed, bound, strict=True):
-        problems = skill.preconditions(env, params)
-        if problems:
-            steps.append(
-                StepResult(skill=call.skill, args=call.args, success=False, reason=problems[0])
-            )
-            break
-        outcome = skill.execute(env, params)
-        steps.append(
-            StepResult(args=call.args, **outcome.model_dump(exclude={"skill"}), skill=call.skill)
-        )
-        if not outcome.success:
+    results: list[StepResult] = []
+    for call, key, steps, bound in groups:
+        ran: list[StepResult] = []
+        for step, (skill, params) in zip(steps, bound, strict=True):
+            ran.append(_run_step(env, step, skill, params))
+            if not ran[-1].success:
+                break
+        results.append(ran[0] if key is None else _composite_result(call, key, ran, len(steps)))
+        if key is not None and composites is not None:
+            # a library that cannot be written: the use goes unrecorded
+            with contextlib.suppress(ClawError):
+                composites.record_use(key, results[-1].success)
+        if not results[-1].success:
             break
     return ExecutionResult(
-        steps=steps, success=len(steps) == len(parsed) and all(s.success for s in steps)
+        steps=results, success=len(results) == len(groups) and all(s.success for s in results)
+    )
+
+
+def _run_step(env: TabletopEnv, call: SkillCall, skill: Skill, params: SkillParams) -> StepResult:
+    """Check a bound step's preconditions on the state and run it on the physics."""
+    problems = skill.preconditions(env, params)
+    if problems:
+        return StepResult(skill=call.skill, args=call.args, success=False, reason=problems[0])
+    outcome = skill.execute(env, params)
+    return StepResult(args=call.args, **outcome.model_dump(exclude={"skill"}), skill=call.skill)
+
+
+def _composite_result(call: SkillCall, key: str, ran: list[StepResult], total: int) -> StepResult:
+    """A composite's result: its steps' (each judged as usual); the first failure fails it."""
+    failed = next((i for i, r in enumerate(ran) if not r.success), None)
+    reason = ""
+    if failed is not None:
+        step = ran[failed]
+        args = ", ".join(f"{k}={v!r}" for k, v in step.args.items())
+        reason = f"step {failed + 1} of {total} of {key}, {step.skill}({args}), failed: "
+        reason += step.reason
+    touched = list(dict.fromkeys(name for r in ran for name in r.touched))
+    return StepResult(
+        skill=call.skill,
+        args=call.args,
+        success=failed is None and len(ran) == total,
+        reason=reason,
+        sim_seconds=sum(r.sim_seconds for r in ran),
+        touched=touched,
+        details={"composite": key, "steps": [r.model_dump() for r in ran]},
     )

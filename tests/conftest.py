@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 
@@ -95,3 +96,18 @@ def crowded_env(make_env: Callable[..., TabletopEnv]) -> TabletopEnv:
     env = make_env(scene=CROWDED_SCENE)
     env.reset(seed=0)
     return env
+
+
+@pytest.fixture
+def comparable() -> Callable[[Any], list[dict[str, Any]]]:
+    """A suite result's cases as ``--json`` writes them, less the wall-clock times: what must
+    not change with how the cases were run."""
+
+    def cases(result: Any) -> list[dict[str, Any]]:
+        rows = json.loads(result.model_dump_json())["cases"]
+        for row in rows:
+            row.pop("wall_seconds")
+            row["run"].pop("wall_seconds", None)
+        return rows
+
+    return cases

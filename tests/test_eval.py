@@ -217,7 +217,7 @@ def test_a_recorded_cassette_replays_the_run_exactly(tmp_path: Path) -> None:
 def test_read_right_compares_the_first_plan_with_the_case(
     case: dict[str, object], run: dict[str, object], right: bool
 ) -> None:
-    from claw.eval.runner import read_right
+    from claw.eval.judging import read_right
     from claw.eval.suite import Case
     from claw.planner.loop import RunResult
 

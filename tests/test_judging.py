@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from claw.envs import TabletopEnv
-from claw.eval.runner import judge, judge_push, start_xy
+from claw.eval.judging import judge, judge_push, start_xy
 from claw.eval.suite import Case, ExpectedPush
 from claw.planner.loop import RunResult
 from claw.skills.push import DIRECTIONS, TOLERANCE

@@ -8,11 +8,12 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from claw.cli import expand_args, main
 from claw.eval import load_suite, run_suite
@@ -22,15 +23,6 @@ from claw.eval.runner import SuiteResult
 from claw.eval.suite import Suite
 
 ray = pytest.importorskip("ray")
-
-
-def comparable(result: SuiteResult) -> list[dict[str, Any]]:
-    """The per-case results as ``--json`` writes them, less the wall-clock times."""
-    cases = json.loads(result.model_dump_json())["cases"]
-    for case in cases:
-        case.pop("wall_seconds")
-        case["run"].pop("wall_seconds", None)
-    return cases
 
 
 def few_cases(n: int) -> Suite:
@@ -49,7 +41,9 @@ def local_ray() -> Iterator[None]:
     ray.shutdown()
 
 
-def test_basic_on_ray_gives_the_results_of_two_local_workers(local_ray: None) -> None:
+def test_basic_on_ray_gives_the_results_of_two_local_workers(
+    local_ray: None, comparable: Callable[[SuiteResult], list[dict[str, Any]]]
+) -> None:
     suite = load_suite("basic")
     local = run_suite(suite, "offline", workers=2)
     on_ray = run_suite(suite, "offline", workers=2, ray="local")
@@ -57,6 +51,22 @@ def test_basic_on_ray_gives_the_results_of_two_local_workers(local_ray: None) ->
     assert on_ray.overall == {**local.overall, "wall_seconds": on_ray.overall["wall_seconds"]}
     assert sum(on_ray.ran_on.values()) == len(suite.cases)
     assert "ran_on" not in json.loads(on_ray.model_dump_json())  # results do not say where
+
+
+def test_a_sweep_fans_out_on_ray_with_the_local_results(
+    local_ray: None, tmp_path: Path, comparable: Callable[[SuiteResult], list[dict[str, Any]]]
+) -> None:
+    from claw.eval.sweep import Sweep, run_sweep
+
+    path = tmp_path / "few.yaml"
+    path.write_text(yaml.safe_dump(json.loads(few_cases(4).model_dump_json())))
+    sweep = Sweep(suites=[str(path)], planners=["offline", "mock:oracle"], seeds=[0, 3])
+    on_ray = list(run_sweep(sweep, tmp_path / "ray", ray="local"))
+    local = list(run_sweep(sweep, tmp_path / "local", workers=2))
+    assert len(on_ray) == len(local) == 4
+    for (cell, a), (_, b) in zip(on_ray, local, strict=True):
+        assert comparable(a) == comparable(b) and sum(a.ran_on.values()) == 4, cell.path.name
+    assert ray.is_initialized()  # a sweep leaves a Ray it did not start running
 
 
 def test_a_case_lost_with_its_worker_is_retried_once_then_reported(
@@ -115,7 +125,9 @@ def test_tune_on_ray_runs_trials_in_parallel_on_one_study(local_ray: None, tmp_p
     assert [t["number"] for t in again.trials] == [0, 1, 2, 3]
 
 
-def test_two_nodes_run_the_cases_with_the_same_results() -> None:
+def test_two_nodes_run_the_cases_with_the_same_results(
+    comparable: Callable[[SuiteResult], list[dict[str, Any]]],
+) -> None:
     from ray.cluster_utils import Cluster
 
     ray.shutdown()

@@ -234,7 +234,7 @@ def test_the_command_writes_a_report_and_compares(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "needle"),
     [
-        (["compare", "a.json"], "Missing argument 'B.json'"),
+        (["compare", "a.json"], "compare needs at least two results, got 1"),
         (["compare", "a.json", "b.json", "--report", "x"], "No such option: --report"),
         (["compare", "missing.json", "missing.json"], "invalid_report"),
         (["basic", "extra.json"], "unexpected extra argument(s) (extra.json)"),

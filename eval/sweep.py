@@ -1,0 +1,160 @@
+"""Sweeps: planners × suites × seeds in one run, one result file per cell, one table over all.
+
+A sweep file (YAML)::
+
+    name: planners-on-basic
+    suites: [basic, eval/suites/cap.yaml]
+    planners: [offline, mock:oracle, mock:noisy:0.3]
+    seeds: [0, 1, 2]      # optional: offsets added to every case's seed (0: the suite's own;
+                          # a case with fixed_seed: true keeps its own)
+    llm: {timeout: 60}    # optional: how a model is asked (claw eval's LLM options)
+
+Each cell is a suite run as ``claw eval`` runs it (local workers, or Ray tasks) and its result
+written as ``--json`` writes it, to ``OUT/SUITE__PLANNER__seedS.json``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from claw.eval.exceptions import InvalidSuiteError
+from claw.eval.planners import parse_planner
+from claw.eval.runner import CaseResult, SuiteResult, run_suite
+from claw.eval.suite import Suite, load_suite
+from claw.library.files import atomic_write
+from claw.planner.completion import ModelSettings
+
+SEED_LIMIT = 2**32
+
+
+class Sweep(BaseModel):
+    """Which suites, planners and seed offsets to run, each with each."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = "sweep"
+    suites: list[str] = Field(min_length=1)
+    planners: list[str] = Field(min_length=1)
+    seeds: list[int] = Field(default_factory=lambda: [0], min_length=1)
+    llm: ModelSettings = Field(default_factory=ModelSettings)
+
+    @field_validator("planners")
+    @classmethod
+    def _known_planners(cls, planners: list[str]) -> list[str]:
+        for planner in planners:
+            parse_planner(planner)  # InvalidPlannerError (a ValueError) names what is allowed
+        return planners
+
+    @field_validator("seeds")
+    @classmethod
+    def _seed_range(cls, seeds: list[int]) -> list[int]:
+        bad = [s for s in seeds if not 0 <= s < SEED_LIMIT]
+        if bad:
+            raise ValueError(f"a seed offset is an integer from 0 to 2**32-1, got {bad[0]}")
+        return seeds
+
+
+class Cell(BaseModel):
+    """One run of a sweep: a suite, a planner, a seed offset, and where its result goes."""
+
+    suite: str
+    planner: str
+    seed: int
+    path: Path
+
+
+def load_sweep(path: str | Path) -> Sweep:
+    """A sweep from its YAML file.
+
+    Raises:
+        InvalidSuiteError: unreadable, not YAML, or a field that does not validate (named).
+    """
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InvalidSuiteError(f"sweep file {path} not found") from None
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise InvalidSuiteError(f"sweep file {path} cannot be read: {first}") from None
+    if not isinstance(data, dict):
+        raise InvalidSuiteError(f"sweep file {path}: expected a mapping with suites and planners")
+    try:
+        return Sweep.model_validate(data)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = ".".join(str(p) for p in error["loc"]) or "sweep"
+        message = error["msg"].removeprefix("Value error, ")
+        raise InvalidSuiteError(f"sweep file {path}: {where}: {message}") from None
+
+
+def reseeded(suite: Suite, offset: int) -> Suite:
+    """``suite`` with ``offset`` added to every case's seed (modulo 2**32) but those whose ground
+    truth holds for their own seed only (``fixed_seed``); itself for 0."""
+    if offset == 0:
+        return suite
+    cases = [
+        c if c.fixed_seed else c.model_copy(update={"seed": (c.seed + offset) % SEED_LIMIT})
+        for c in suite.cases
+    ]
+    return suite.model_copy(update={"cases": cases})
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9.]+", "-", text).strip("-") or "x"
+
+
+def cells(sweep: Sweep, out: Path, suites: dict[str, Suite]) -> list[Cell]:
+    """Every suite × planner × seed offset, with its result file in ``out``."""
+    return [
+        Cell(
+            suite=name,
+            planner=planner,
+            seed=seed,
+            path=out / f"{_slug(suites[name].name)}__{_slug(planner)}__seed{seed}.json",
+        )
+        for name in sweep.suites
+        for planner in sweep.planners
+        for seed in sweep.seeds
+    ]
+
+
+def run_sweep(
+    sweep: Sweep,
+    out: Path,
+    workers: int = 1,
+    ray: str | None = None,
+    on_cell: Callable[[Cell, int], None] | None = None,
+    progress: Callable[[CaseResult], None] | None = None,
+) -> Iterator[tuple[Cell, SuiteResult]]:
+    """Run every cell (with ``ray``, Ray is joined once for all of them); yield each cell and its
+    result once its file is written. ``on_cell(cell, cases)`` is called as a cell starts.
+
+    Raises:
+        InvalidSuiteError: a suite of the sweep cannot be loaded (before any cell runs).
+    """
+    suites = {name: load_suite(name) for name in dict.fromkeys(sweep.suites)}
+    out.mkdir(parents=True, exist_ok=True)
+    started = False
+    if ray is not None:
+        from claw.eval import ray_runner
+
+        started = ray_runner.connect(ray, num_cpus=workers if workers > 1 else None)
+    try:
+        for cell in cells(sweep, out, suites):
+            suite = reseeded(suites[cell.suite], cell.seed)
+            if on_cell is not None:
+                on_cell(cell, len(suite.cases))
+            result = run_suite(
+                suite, cell.planner, workers, progress=progress, settings=sweep.llm, ray=ray
+            )
+            atomic_write(cell.path, result.model_dump_json(indent=1).encode())
+            yield cell, result
+    finally:
+        if started:
+            ray_runner.disconnect()
