@@ -10,11 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from typer.testing import CliRunner
 
 from claw.cli import app
 from claw.envs import TabletopEnv
 from claw.envs.predicates import parse_predicate
+from claw.eval.suite import load_suite
 from claw.library import SkillLibrary
 from claw.library.composite import (
     CompositeBody,
@@ -420,3 +422,31 @@ def test_the_llm_planner_offers_composites_and_the_oracle_answers_through_them(
     assert "Learned composite skills" in planner.messages[-2]["content"]
     assert len(result.plan) == 1 and result.plan[0].skill == planner.offered[0][0]
     assert result.success  # judged on the settled physics against the goal
+
+
+def test_claw_eval_learn_registers_composites_with_provenance(
+    library_home: Path, tmp_path: Path
+) -> None:
+    suite = load_suite("basic")
+    picked = suite.cases[:6]
+    path = tmp_path / "few.yaml"
+    data = json.loads(suite.model_copy(update={"name": "few", "cases": picked}).model_dump_json())
+    path.write_text(yaml.safe_dump(data))
+    runner = CliRunner()
+    first = runner.invoke(app, ["eval", "run", str(path), "--planner", "mock:oracle", "--learn"])
+    assert first.exit_code == 0, first.output
+    listed = json.loads(runner.invoke(app, ["skills", "list", "--json"]).output)
+    composites = [r for r in listed if r["kind"] == "composite"]
+    assert 1 <= len(composites) <= len(picked)
+    for record in composites:
+        learned = record["provenance"]["learned_from"]
+        assert learned["instruction"] in [c.instruction for c in picked]
+        assert learned["success"] is True and learned["planner"] == "mock:oracle"
+    uses = sum(r["metrics"]["episodes"] for r in composites)
+    again = runner.invoke(app, ["eval", "run", str(path), "--planner", "offline", "--learn"])
+    assert again.exit_code == 0, again.output
+    relisted = [r for r in json.loads(runner.invoke(app, ["skills", "list", "--json"]).output)
+                if r["kind"] == "composite"]  # fmt: skip
+    assert len(relisted) == len(composites)  # the same plans: no new skill, a use each
+    assert sum(r["metrics"]["episodes"] for r in relisted) == 2 * uses
+    assert "0 new composite(s)" in again.output
