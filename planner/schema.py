@@ -11,6 +11,7 @@ asks. The schema narrows what a model can say; the validator still judges every 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any, get_args
 
@@ -20,6 +21,13 @@ from claw.planner.completion import ModelSettings
 from claw.planner.prompting import PlanError
 from claw.skills.base import ObjectRef, RegionRef, get_skill
 
+MAX_MESSAGE = 300
+"""The longest reason a model may give for declining (a bound a grammar can enforce)."""
+GRID_VALUES = 100
+"""A bounded number sent to a grammar-constrained server is one of at most about this many
+values (a power-of-ten step across its range): llama.cpp's grammars do not bound numbers."""
+STRICT_UNSUPPORTED = ("maxLength",)
+"""Keywords OpenAI's strict mode does not take; left out of the ``json_schema`` form."""
 STRUCTURED_MODES: tuple[str, ...] = get_args(ModelSettings.model_fields["structured"].annotation)
 _KEPT = ("type", "enum", "description", "minimum", "maximum", "exclusiveMinimum",
          "exclusiveMaximum", "anyOf")  # fmt: skip
@@ -35,11 +43,18 @@ def plan_schema(
     """The JSON schema of an answer (goal, steps, error) for a scene with ``objects``; with
     ``goals``, the goal's predicates are one of those (goal mode); ``composites`` (name, typed
     parameters) are offered as steps too, each parameter an object of its type or a region."""
-    goal = {"type": "string", "enum": list(goals)} if goals else {"type": "string"}
+    longest = max((len(o) for o in objects), default=0)
+    predicate = len("stacked()") + len(objects) * (longest + 2)  # the longest a predicate can be
+    goal = (
+        {"type": "string", "enum": list(goals)}
+        if goals
+        else {"type": "string", "maxLength": max(predicate, 40)}
+    )
     kinds = list(get_args(PlanError.model_fields["kind"].annotation))
+    message = {"type": "string", "maxLength": MAX_MESSAGE}
     error = {
         "type": "object",
-        "properties": {"kind": {"type": "string", "enum": kinds}, "message": {"type": "string"}},
+        "properties": {"kind": {"type": "string", "enum": kinds}, "message": message},
         "required": ["kind", "message"],
         "additionalProperties": False,
     }
@@ -149,6 +164,48 @@ def response_format(
     if mode == "json" or (mode == "auto" and not (local or knows_schema)):
         return "json", {"type": "json_object"}
     if local:
-        return "schema:json_object", {"type": "json_object", "schema": schema}
-    strict = {"name": "plan", "schema": schema, "strict": True}
+        return "schema:json_object", {"type": "json_object", "schema": _bounded_as_grid(schema)}
+    strict = {"name": "plan", "schema": _without(schema, STRICT_UNSUPPORTED), "strict": True}
     return "schema:json_schema", {"type": "json_schema", "json_schema": strict}
+
+
+def _without(schema: Any, keywords: Sequence[str]) -> Any:
+    """``schema`` with ``keywords`` left out wherever they are."""
+    if isinstance(schema, dict):
+        return {k: _without(v, keywords) for k, v in schema.items() if k not in keywords}
+    if isinstance(schema, list):
+        return [_without(v, keywords) for v in schema]
+    return schema
+
+
+def _bounded_as_grid(schema: Any) -> Any:
+    """``schema`` with every number bounded on both sides made an enum of the values on a grid
+    across its range (a grammar enforces an enum; llama.cpp's does not enforce number bounds)."""
+    if isinstance(schema, list):
+        return [_bounded_as_grid(v) for v in schema]
+    if not isinstance(schema, dict):
+        return schema
+    grid = grid_values(schema) if schema.get("type") == "number" else None
+    if grid is not None:
+        kept = {k: v for k, v in schema.items() if k == "description"}
+        return {"type": "number", "enum": grid, **kept}
+    return {k: _bounded_as_grid(v) for k, v in schema.items()}
+
+
+def grid_values(spec: Mapping[str, Any]) -> list[float] | None:
+    """The values of a grid across a number's bounds (a power-of-ten step, at most about
+    ``GRID_VALUES`` of them; exclusive bounds left out), or None when a side is unbounded."""
+    low = spec.get("minimum", spec.get("exclusiveMinimum"))
+    high = spec.get("maximum", spec.get("exclusiveMaximum"))
+    if low is None or high is None or high <= low:
+        return None
+    exponent = math.ceil(math.log10((high - low) / GRID_VALUES))
+    step, digits = 10.0**exponent, max(0, -exponent)
+    first, last = math.ceil(low / step - 1e-9), math.floor(high / step + 1e-9)
+    values = [round(i * step, digits) for i in range(first, last + 1)]
+    return [
+        v
+        for v in values
+        if not ("exclusiveMinimum" in spec and v <= low)
+        and not ("exclusiveMaximum" in spec and v >= high)
+    ]

@@ -6,7 +6,7 @@ every case of the suite through the whole loop on physics (plans, repairs, repla
 answer the model gives against the JSON schema that request sent, and prints calls, schema-valid
 answers, success, tokens and seconds per call. Needs ``pip install -e ".[local]"``.
 
-    python scripts/local_model_check.py --suite basic [--limit N] [--json FILE]
+    python scripts/local_model_check.py --suite basic [--limit N] [--cases ID,…] [--json FILE]
 """
 
 from __future__ import annotations
@@ -52,6 +52,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--suite", default="basic")
     parser.add_argument("--limit", type=int, default=0, help="only the first N cases (0: all)")
+    parser.add_argument("--cases", default="", help="only these case ids (comma-separated)")
     parser.add_argument("--model", type=Path, default=None, help="a GGUF (default: SmolLM2)")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--json", type=Path, default=None, help="write every case's figures")
@@ -65,6 +66,8 @@ def main() -> None:
     server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     suite = load_suite(args.suite)
     cases = suite.cases[: args.limit] if args.limit else suite.cases
+    if args.cases:
+        cases = [c for c in cases if c.id in args.cases.split(",")]
     rows: list[dict[str, Any]] = []
     try:
         local.wait_ready(base, server, timeout=180)

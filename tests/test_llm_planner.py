@@ -31,7 +31,7 @@ from claw.planner.loop import RunError, run_instruction
 from claw.planner.offline import OfflinePlanner
 from claw.planner.plan import Plan
 from claw.planner.prompting import example_turns
-from claw.planner.schema import plan_schema, response_format
+from claw.planner.schema import MAX_MESSAGE, plan_schema, response_format
 from claw.planner.text import extract_json, provider_message
 from claw.skills import skill_names
 
@@ -653,12 +653,44 @@ def test_the_answer_format_is_chosen_per_provider(
     choice, fmt = response_format(mode, model, api_base, schema, knows)
     assert choice == sent
     if sent == "schema:json_schema":
-        strict = {"name": "plan", "schema": schema, "strict": True}
-        assert fmt == {"type": "json_schema", "json_schema": strict}
+        assert fmt is not None and fmt["type"] == "json_schema"
+        assert fmt["json_schema"]["name"] == "plan" and fmt["json_schema"]["strict"] is True
+        assert "maxLength" not in json.dumps(fmt)  # OpenAI's strict mode refuses it
+        assert fmt["json_schema"]["schema"]["properties"]["steps"] == schema["properties"]["steps"]
     elif sent == "json":
         assert fmt == {"type": "json_object"}
     elif sent == "off":
         assert fmt is None
+
+
+def test_a_grammar_server_gets_bounds_it_can_enforce() -> None:
+    """llama.cpp's grammars ignore number bounds: a bounded number goes as the values of a grid
+    across its range; free strings (a goal, a reason) are bounded in length."""
+    objects = ["red_block", "blue_block_2", "green_box"]
+    schema = plan_schema(["push", "move_to"], objects, 4)
+    _, fmt = response_format("auto", "openai/local", "http://127.0.0.1:8080/v1", schema, False)
+    assert fmt is not None
+    steps = fmt["schema"]["properties"]["steps"]["items"]["anyOf"]
+    push = next(b for b in steps if b["properties"]["skill"]["enum"] == ["push"])
+    distance = push["properties"]["args"]["properties"]["distance"]
+    assert distance["enum"] == [round(0.01 * i, 2) for i in range(1, 31)]  # (0, 0.3], 1 cm
+    move = next(b for b in steps if b["properties"]["skill"]["enum"] == ["move_to"])
+    assert (
+        move["properties"]["args"]["properties"]["x"]
+        == schema["properties"]["steps"]["items"]["anyOf"][1]["properties"]["args"]["properties"][
+            "x"
+        ]
+    )  # unbounded: as it was
+    goal = fmt["schema"]["properties"]["goal"]["items"]
+    longest = "stacked(" + ", ".join(["blue_block_2"] * len(objects)) + ")"
+    assert goal["maxLength"] >= len(longest)
+    message = fmt["schema"]["properties"]["error"]["anyOf"][0]["properties"]["message"]
+    assert message["maxLength"] == MAX_MESSAGE
+    for value in (0.3, 0.01):
+        jsonschema.validate(value, distance)
+    for value in (0.0, 1.5, 0.305):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(value, distance)
 
 
 # -- goal mode: the model states the goal, claw writes the steps ---------------------------------
