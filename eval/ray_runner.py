@@ -1,8 +1,8 @@
 """Suite cases as Ray tasks: the same cases, seeds and scenes as local workers, on a cluster.
 
-Every case is one task asking for one CPU. Results come back as they finish; a case whose worker
-or node dies is retried once by Ray and reported as failed if it dies again. Ray is imported only
-here, and only when a run asks for it (``claw eval --ray``, ``pip install -e ".[ray]"``).
+Cases run in tasks of one CPU, a few cases each. Results come back as tasks finish; a case whose
+worker or node dies is retried once by Ray and reported as failed if it dies again. Ray is
+imported only here, and only when a run asks for it (``claw eval --ray``, the ``ray`` extra).
 """
 
 from __future__ import annotations
@@ -150,6 +150,24 @@ def _run_case(
     return CaseOutcome(index=index, result_json=text, answers=answers, node=node)
 
 
+CASES_PER_TASK = 4
+"""The most cases one task runs: Ray's dispatch costs a worker ~10 ms between tasks here (a
+0.2 s case), so a few cases share a task while every CPU still gets several tasks."""
+
+
+def chunks(count: int, cpus: int) -> list[list[int]]:
+    """Case indices in runs of at most ``CASES_PER_TASK``, at least four tasks per CPU."""
+    size = max(1, min(CASES_PER_TASK, count // max(1, 4 * cpus)))
+    return [list(range(i, min(i + size, count))) for i in range(0, count, size)]
+
+
+def _run_chunk(
+    case_fn: Callable[..., CaseOutcome], suite_json: str, indices: list[int], *args: Any
+) -> list[CaseOutcome]:
+    """Cases ``indices``, one after another in this worker."""
+    return [case_fn(suite_json, index, *args) for index in indices]
+
+
 def run_cases(
     suite_json: str,
     cases: list[Case],
@@ -159,40 +177,41 @@ def run_cases(
     settings_json: str | None,
     case_fn: Callable[..., CaseOutcome] = _run_case,
 ) -> Iterator[CaseOutcome]:
-    """Every case of the suite as a Ray task (``case_fn``, run where Ray places it); outcomes
-    in the order they finish.
+    """Every case of the suite run by ``case_fn`` in Ray tasks (a few cases each, see
+    :func:`chunks`) where Ray places them; outcomes as their tasks finish.
 
     Ctrl-C (or leaving the loop early) cancels the cases not yet finished.
     """
     ray = ray_module()
-    task = ray.remote(num_cpus=1, max_retries=RETRIES)(case_fn)
+    task = ray.remote(num_cpus=1, max_retries=RETRIES)(_run_chunk)
     suite_ref = ray.put(suite_json)
-    pending: dict[Any, int] = {
-        task.remote(suite_ref, i, planner, record, prefer, settings_json): i
-        for i in range(len(cases))
+    args = (planner, record, prefer, settings_json)
+    pending: dict[Any, list[int]] = {
+        task.remote(case_fn, suite_ref, indices, *args): indices
+        for indices in chunks(len(cases), cluster_cpus())
     }
     try:
         while pending:
             ready, _ = ray.wait(list(pending), num_returns=1)
             for ref in ready:
-                index = pending.pop(ref)
-                yield _outcome(ray, ref, index)
+                yield from _outcomes(ray, ref, pending.pop(ref))
     finally:
         for ref in pending:
             ray.cancel(ref, force=True)
 
 
-def _outcome(ray: Any, ref: Any, index: int) -> CaseOutcome:
-    """A finished task's outcome; a task that raised in the case re-raises it here, one lost
-    with its worker or node (after the retry) is a lost outcome."""
+def _outcomes(ray: Any, ref: Any, indices: list[int]) -> list[CaseOutcome]:
+    """A finished task's outcomes; a task that raised in a case re-raises it here, one lost
+    with its worker or node (after the retry) gives lost outcomes."""
     try:
         return ray.get(ref)
-    except ray.exceptions.RayTaskError as exc:  # the case itself raised: as a local run would
+    except ray.exceptions.RayTaskError as exc:  # a case itself raised: as a local run would
         raise exc.as_instanceof_cause() from None
     except ray.exceptions.RayError as exc:  # worker crashed, node died, object lost ...
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
         why = f"{type(exc).__name__}: {first}" if first else type(exc).__name__
-        return CaseOutcome(index=index, lost=f"lost twice with its worker or node ({why})")
+        lost = f"lost twice with its worker or node ({why})"
+        return [CaseOutcome(index=index, lost=lost) for index in indices]
 
 
 def run_suite_cases(

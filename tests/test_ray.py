@@ -18,7 +18,7 @@ import yaml
 from claw.cli import expand_args, main
 from claw.eval import load_suite, run_suite
 from claw.eval.exceptions import RayUnavailableError
-from claw.eval.ray_runner import CaseOutcome, check_address, connect, run_cases
+from claw.eval.ray_runner import CaseOutcome, check_address, chunks, connect, run_cases
 from claw.eval.runner import SuiteResult
 from claw.eval.suite import Suite
 
@@ -163,6 +163,13 @@ def test_two_nodes_run_the_cases_with_the_same_results(
 )
 def test_a_bare_ray_flag_is_a_local_ray(args: list[str], expected: list[str]) -> None:
     assert expand_args(args) == expected
+
+
+def test_cases_share_tasks_while_every_cpu_gets_several() -> None:
+    assert chunks(118, 2)[:2] == [[0, 1, 2, 3], [4, 5, 6, 7]] and len(chunks(118, 2)) == 30
+    assert chunks(8, 2) == [[i] for i in range(8)]  # too few to share
+    assert chunks(40, 4) == [[i, i + 1] for i in range(0, 40, 2)]
+    assert sorted(i for c in chunks(117, 3) for i in c) == list(range(117))
 
 
 @pytest.mark.parametrize("address", ["local", "auto", "10.0.0.2:6379", "ray://head:10001"])
