@@ -370,7 +370,9 @@ def test_search_finds_a_composite_from_a_paraphrase(library_home: Path, embedder
     ]
     recall = sum(found) / len(found)
     print(f"{embedder}: recall@3 {recall:.2f} on {len(found)} paraphrases")
-    assert recall >= (0.9 if embedder == "minilm" else 0.0)
+    # MiniLM (the default) must reach the 0.9; the hashed n-grams (0.56 measured; chance
+    # is about 3 in 14 records) must stay well above chance
+    assert recall >= (0.9 if embedder == "minilm" else 0.5)
 
 
 def test_the_cli_learns_lists_and_runs_a_composite(library_home: Path) -> None:
