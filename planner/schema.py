@@ -85,6 +85,11 @@ def _step(name: str, objects: list[str]) -> dict[str, Any]:
         key: _param(properties[key], field.metadata, field.is_required(), objects)
         for key, field in params.model_fields.items()
     }
+    return _branch(name, args)
+
+
+def _branch(name: str, args: dict[str, Any]) -> dict[str, Any]:
+    """A step naming ``name`` whose ``args`` are exactly ``args`` (every key required)."""
     return {
         "type": "object",
         "properties": {
@@ -112,20 +117,7 @@ def _composite_step(name: str, params: Mapping[str, str], objects: Sequence[str]
         }
         for key, kind in params.items()
     }
-    return {
-        "type": "object",
-        "properties": {
-            "skill": {"type": "string", "enum": [name]},
-            "args": {
-                "type": "object",
-                "properties": args,
-                "required": list(args),
-                "additionalProperties": False,
-            },
-        },
-        "required": ["skill", "args"],
-        "additionalProperties": False,
-    }
+    return _branch(name, args)
 
 
 def _param(
