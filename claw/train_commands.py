@@ -196,19 +196,30 @@ def tune_command(
         from claw.learning.tune import tune
 
         folder = study_dir or Path("runs") / f"tune-{skill}-{chosen}"
-        result = tune(
-            skill,
-            trials,
-            folder,
-            algo=chosen,
-            steps=steps,
-            seed=seed,
-            n_envs=n_envs,
-            eval_freq=eval_freq,
-            parallel=parallel,
-            ray=ray,
-            storage=storage,
-        )
+        started = False
+        if ray is not None:  # the workers' Ray: joined (or started, with K CPUs) for the study
+            from claw.eval.ray_runner import connect
+
+            started = connect(ray, num_cpus=parallel)
+        try:
+            result = tune(
+                skill,
+                trials,
+                folder,
+                algo=chosen,
+                steps=steps,
+                seed=seed,
+                n_envs=n_envs,
+                eval_freq=eval_freq,
+                parallel=parallel,
+                on_ray=ray is not None,
+                storage=storage,
+            )
+        finally:
+            if started:
+                from claw.eval.ray_runner import disconnect
+
+                disconnect()
     if as_json:
         print(
             json.dumps(

@@ -5,7 +5,7 @@ each periodic evaluation its success rate (ties broken by mean reward, see :func
 reported to Optuna, and a trial the median pruner finds behind is stopped. The study lives in
 ``STUDY_DIR/study.db`` (SQLite, so a study can be continued) or in a database given by URL;
 ``best.yaml`` holds the best trial's overrides for ``claw train --hyperparams``. K workers can
-share a study (``parallel``), as local processes or as Ray tasks (``ray``).
+share a study (``parallel``), as local processes or as Ray tasks (``on_ray``).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import optuna
 import yaml
 
 from claw.learning.config import OFF_POLICY, load_config
+from claw.learning.exceptions import InvalidConfigError
 from claw.learning.train import train
 from claw.library.files import atomic_write
 
@@ -146,7 +147,7 @@ def tune(
     n_envs: int | None = None,
     eval_freq: int | None = None,
     parallel: int = 1,
-    ray: str | None = None,
+    on_ray: bool = False,
     storage: str | None = None,
 ) -> TuneResult:
     """Run ``trials`` more Optuna trials of short training runs; returns the best and every
@@ -154,10 +155,10 @@ def tune(
 
     With ``parallel`` K, K workers share the study (each runs its share of the trials, asking
     the study for parameters and telling it results and intermediate values, so pruning and
-    the sampler see every worker's trials): local processes, or Ray tasks of one CPU on the
-    cluster at ``ray`` (see :func:`claw.eval.ray_runner.connect`). Workers on other machines
-    need a ``storage`` they all reach (a PostgreSQL or MySQL URL) and write their trials'
-    folders on their own disks.
+    the sampler see every worker's trials): local processes, or with ``on_ray`` Ray tasks of one
+    CPU on the Ray this process is connected to (``ray.init`` first; ``claw tune --ray`` does).
+    Workers on other machines need a ``storage`` they all reach (a PostgreSQL or MySQL URL) and
+    write their trials' folders on their own disks.
     """
     study_dir = Path(study_dir)
     study_dir.mkdir(parents=True, exist_ok=True)
@@ -173,8 +174,8 @@ def tune(
     )
     open_study(job)  # created once, before workers race to create it
     parts = shares(trials, parallel)
-    if ray is not None:
-        run_on_ray(job, parts, ray)
+    if on_ray:
+        run_on_ray(job, parts)
     elif len(parts) > 1:
         context = multiprocessing.get_context("spawn")  # torch and fork do not mix
         with ProcessPoolExecutor(max_workers=len(parts), mp_context=context) as pool:
@@ -184,31 +185,29 @@ def tune(
     return summarise_study(job)
 
 
-def run_on_ray(job: TuneJob, parts: list[int], address: str) -> None:
-    """Run ``parts[i]`` trials of ``job``'s study in worker ``i``, each a Ray task of one CPU on
-    the cluster at ``address`` (``local`` starts Ray here with ``len(parts)`` CPUs).
+def run_on_ray(job: TuneJob, parts: list[int]) -> None:
+    """Run ``parts[i]`` trials of ``job``'s study in worker ``i``, each a Ray task of one CPU
+    (retried once if its worker or node dies) on the Ray this process is connected to.
 
     Raises:
-        RayUnavailableError: Ray is not installed or the cluster does not answer.
+        InvalidConfigError: Ray is not installed or not connected.
     """
-    from claw.eval import ray_runner
-
-    started = ray_runner.connect(address, num_cpus=len(parts))
-    ray = ray_runner.ray_module()
     try:
-        task = ray.remote(num_cpus=1, max_retries=ray_runner.RETRIES)(run_trials)
-        refs = [task.remote(job, n, worker) for worker, n in enumerate(parts)]
-        try:
-            ray.get(refs)
-        except BaseException as exc:  # Ctrl-C, or a worker failed: stop the others
-            for ref in refs:
-                ray.cancel(ref, force=True)
-            if isinstance(exc, ray.exceptions.RayTaskError):  # a trial's own error, as locally
-                raise exc.as_instanceof_cause() from None
-            raise
-    finally:
-        if started:
-            ray_runner.disconnect()
+        import ray
+    except ImportError:
+        raise InvalidConfigError("tuning on Ray needs Ray: pip install -e '.[ray]'") from None
+    if not ray.is_initialized():
+        raise InvalidConfigError("tuning on Ray needs a connection: ray.init(...) first")
+    task = ray.remote(num_cpus=1, max_retries=1)(run_trials)
+    refs = [task.remote(job, n, worker) for worker, n in enumerate(parts)]
+    try:
+        ray.get(refs)
+    except BaseException as exc:  # Ctrl-C, or a worker failed: stop the others
+        for ref in refs:
+            ray.cancel(ref, force=True)
+        if isinstance(exc, ray.exceptions.RayTaskError):  # a trial's own error, as locally
+            raise exc.as_instanceof_cause() from None
+        raise
 
 
 def summarise_study(job: TuneJob) -> TuneResult:

@@ -117,12 +117,27 @@ def test_tune_on_ray_runs_trials_in_parallel_on_one_study(local_ray: None, tmp_p
 
     study = tmp_path / "study"
     kwargs: dict[str, Any] = {"algo": "sac", "steps": 120, "n_envs": 1, "eval_freq": 60}
-    result = tune("reach", 3, study, parallel=2, ray="local", **kwargs)
+    result = tune("reach", 3, study, parallel=2, on_ray=True, **kwargs)
     assert len(result.trials) == 3 and {t["state"] for t in result.trials} <= {"COMPLETE", "PRUNED"}
     assert (study / "best.yaml").is_file() and (study / "trials.json").is_file()
     assert len({json.dumps(t["params"], sort_keys=True) for t in result.trials}) == 3
     again = tune("reach", 1, study, **kwargs)  # the study resumes where it was
     assert [t["number"] for t in again.trials] == [0, 1, 2, 3]
+
+
+def test_claw_tune_ray_parallel_writes_the_best(local_ray: None, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from claw.cli import app
+
+    args = ["tune", "reach", "--ray", "auto", "--parallel", "2", "--trials", "2", "--algo", "sac"]
+    args += ["--steps", "120", "--n-envs", "1", "--eval-freq", "60"]
+    result = CliRunner().invoke(app, [*args, "--study-dir", str(tmp_path / "s"), "--json"])
+    assert result.exit_code == 0, result.output
+    assert (
+        len(json.loads(result.output)["trials"]) == 2 and (tmp_path / "s" / "best.yaml").is_file()
+    )
+    assert ray.is_initialized()  # a Ray the command did not start stays up
 
 
 def test_two_nodes_run_the_cases_with_the_same_results(
