@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shlex
 import sys
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -196,12 +197,13 @@ def tune_command(
         from claw.learning.tune import tune
 
         folder = study_dir or Path("runs") / f"tune-{skill}-{chosen}"
-        started = False
-        if ray is not None:  # the workers' Ray: joined (or started, with K CPUs) for the study
-            from claw.eval.ray_runner import connect
+        if ray is None:
+            cluster: AbstractContextManager[None] = nullcontext()
+        else:  # the workers' Ray: joined (or started, with K CPUs) for the study
+            from claw.eval.ray_runner import joined
 
-            started = connect(ray, num_cpus=parallel)
-        try:
+            cluster = joined(ray, num_cpus=parallel)
+        with cluster:
             result = tune(
                 skill,
                 trials,
@@ -215,11 +217,6 @@ def tune_command(
                 on_ray=ray is not None,
                 storage=storage,
             )
-        finally:
-            if started:
-                from claw.eval.ray_runner import disconnect
-
-                disconnect()
     if as_json:
         print(
             json.dumps(

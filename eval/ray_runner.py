@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable, Iterator
-from contextlib import closing
+from contextlib import closing, contextmanager
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
@@ -94,8 +94,8 @@ def connect(address: str = LOCAL, num_cpus: int | None = None) -> bool:
     """Join the Ray cluster at ``address`` or start a local one with ``num_cpus`` CPUs.
 
     Returns:
-        True when this call started or joined Ray (the caller shuts it down), False when this
-        process was already connected.
+        True when this call started or joined Ray (the caller shuts it down: :func:`joined`
+        does), False when this process was already connected.
 
     Raises:
         RayUnavailableError: Ray is not installed or the cluster does not answer.
@@ -120,11 +120,16 @@ def connect(address: str = LOCAL, num_cpus: int | None = None) -> bool:
     return True
 
 
-def disconnect() -> None:
-    """Leave the cluster (stopping the local Ray this process started)."""
-    ray = ray_module()
-    if ray.is_initialized():
-        ray.shutdown()
+@contextmanager
+def joined(address: str = LOCAL, num_cpus: int | None = None) -> Iterator[None]:
+    """Ray for the ``with`` block (see :func:`connect`), left again at its end (a local Ray
+    stopped) if this block joined it; a connection made before stays as it was."""
+    started = connect(address, num_cpus)
+    try:
+        yield
+    finally:
+        if started:
+            ray_module().shutdown()
 
 
 def cluster_cpus() -> int:
@@ -233,25 +238,21 @@ def run_suite_cases(
     from claw.library import policy_source
 
     policy_source()  # synced here once, before any worker opens it
-    started = connect(address, num_cpus=workers if workers > 1 else None)
     model = settings.model_dump_json() if settings is not None else None
-    try:
-        with closing(
+    with (
+        joined(address, num_cpus=workers if workers > 1 else None),
+        closing(
             run_cases(suite.model_dump_json(), suite.cases, planner, record, prefer, model)
-        ) as outcomes:  # closed early (Ctrl-C), the cases not yet finished are cancelled
-            for outcome in outcomes:
-                case = suite.cases[outcome.index]
-                if outcome.result_json is None:
-                    result = CaseResult(
-                        id=case.id, tags=case.tags, success=False, reason=outcome.lost
-                    )
-                else:
-                    result = CaseResult.model_validate_json(outcome.result_json)
-                    ran_on[outcome.node] = ran_on.get(outcome.node, 0) + 1
-                results[outcome.index] = result
-                recorded.update(outcome.answers)
-                if progress is not None:
-                    progress(result)
-    finally:
-        if started:
-            disconnect()
+        ) as outcomes,  # closed early (Ctrl-C), the cases not yet finished are cancelled
+    ):
+        for outcome in outcomes:
+            case = suite.cases[outcome.index]
+            if outcome.result_json is None:
+                result = CaseResult(id=case.id, tags=case.tags, success=False, reason=outcome.lost)
+            else:
+                result = CaseResult.model_validate_json(outcome.result_json)
+                ran_on[outcome.node] = ran_on.get(outcome.node, 0) + 1
+            results[outcome.index] = result
+            recorded.update(outcome.answers)
+            if progress is not None:
+                progress(result)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
 import yaml
@@ -140,12 +141,13 @@ def run_sweep(
     """
     suites = {name: load_suite(name) for name in dict.fromkeys(sweep.suites)}
     out.mkdir(parents=True, exist_ok=True)
-    started = False
-    if ray is not None:
-        from claw.eval import ray_runner
+    if ray is None:
+        cluster: AbstractContextManager[None] = nullcontext()
+    else:
+        from claw.eval.ray_runner import joined
 
-        started = ray_runner.connect(ray, num_cpus=workers if workers > 1 else None)
-    try:
+        cluster = joined(ray, num_cpus=workers if workers > 1 else None)
+    with cluster:
         for cell in cells(sweep, out, suites):
             suite = reseeded(suites[cell.suite], cell.seed)
             if on_cell is not None:
@@ -155,6 +157,3 @@ def run_sweep(
             )
             atomic_write(cell.path, result.model_dump_json(indent=1).encode())
             yield cell, result
-    finally:
-        if started:
-            ray_runner.disconnect()
