@@ -138,6 +138,7 @@ def run_instruction(
         plan = planner.plan(instruction, env)
         check_plan_length(plan, max_steps)
         library, measured = _library()  # a damaged library stops the run before anything moves
+        composites = Composites(library)
     except ClawError as exc:
         result.error = RunError.of(exc)
         return finish()
@@ -153,7 +154,7 @@ def run_instruction(
             prefer=prefer,
             measured=measured,
             policies=library,
-            composites=Composites(library),
+            composites=composites,
         )
         for step in outcome.steps:
             result.steps.append(StepReport.of(step))
