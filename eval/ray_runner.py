@@ -156,7 +156,7 @@ def _run_case(
 
 
 CASES_PER_TASK = 4
-"""The most cases one task runs: Ray's dispatch costs a worker ~10 ms between tasks here (a
+"""The most cases one task runs: Ray's dispatch costs a worker 10–20 ms between tasks here (a
 0.2 s case), so a few cases share a task while every CPU still gets several tasks."""
 
 
