@@ -39,6 +39,11 @@ _NOUNS = {
     "box": r"(?:box(?:es)?|bins?|containers?|baskets?|trays?)",
 }
 MAX_NAME = 64
+MAX_STEPS = 50
+"""The most steps a composite's body may have (the default plan cap): a stored body over it is
+refused at load (``artifact_rejected``), never run; a plan longer than it is not learned."""
+MAX_BODY_BYTES = 256 * 1024
+"""The largest ``composite.json`` read (a body of ``MAX_STEPS`` steps is a few kB)."""
 
 
 class CompositeStep(BaseModel):
@@ -66,7 +71,7 @@ class CompositeBody(BaseModel):
 
     format: int = COMPOSITE_FORMAT
     params: dict[str, ParamType] = Field(min_length=1)
-    steps: list[CompositeStep] = Field(min_length=2)
+    steps: list[CompositeStep] = Field(min_length=2, max_length=MAX_STEPS)
 
     @model_validator(mode="after")
     def _references(self) -> CompositeBody:

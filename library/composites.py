@@ -10,8 +10,6 @@ anything moves, as a tampered policy is. Its measured success is kept in ``metri
 
 from __future__ import annotations
 
-import contextlib
-import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -19,8 +17,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from claw.envs.exceptions import ClawError
 from claw.library.composite import (
     BODY_FILE,
+    MAX_BODY_BYTES,
+    MAX_NAME,
     CompositeBody,
     abstract,
     canonical,
@@ -30,10 +31,10 @@ from claw.library.composite import (
     structure_key,
     unknown_composite,
 )
+from claw.library.exceptions import LibraryWriteError
 from claw.library.files import git_commit
 from claw.library.manifest import Manifest, Metrics, Provenance, SkillRecord
 from claw.library.storage import SkillLibrary
-from claw.library.store import ARTIFACTS
 from claw.skills.base import skill_names
 from claw.skills.exceptions import ArtifactError, InvalidParamsError, UnknownSkillError
 from claw.skills.executor import SkillCall
@@ -83,9 +84,11 @@ class Composites:
             raise ArtifactError(f"{record.key} is not a stored composite: refusing to run it")
         path = self.library.artifact_paths(record)[BODY_FILE]
         try:
+            if path.stat().st_size > MAX_BODY_BYTES:
+                raise ValueError(f"{path.stat().st_size} bytes, more than {MAX_BODY_BYTES}")
             body = CompositeBody.model_validate_json(path.read_bytes())
         except (ValidationError, OSError, ValueError) as exc:
-            why = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
+            why = _first_problem(exc)
             message = f"composite {record.key} does not validate ({why}): refusing it"
             raise ArtifactError(message) from None
         if f"{STRUCTURE_TAG}{structure_key(body)[:16]}" not in record.tags:
@@ -120,22 +123,58 @@ class Composites:
         record = self.choose(call.skill, call.args)
         return record.key, expand(call.skill, self.load(record), call.args, object_names)
 
-    def record_use(self, key: str, success: bool) -> SkillRecord:
-        """Add one use (and its measured success) to composite ``name@version``, atomically."""
+    def expanded_length(self, calls: Sequence[SkillCall]) -> int:
+        """How many primitive steps ``calls`` run, a composite counting as its steps (one that
+        cannot be expanded counts as one: running it is refused with its own error)."""
+        total = 0
+        for call in calls:
+            if call.skill in skill_names():
+                total += 1
+                continue
+            try:
+                total += len(self.load(self.choose(call.skill, call.args)).steps)
+            except ClawError:
+                total += 1
+        return total
+
+    def record_use(self, key: str, success: bool) -> SkillRecord | None:
+        """Add one use (and its measured success) to composite ``name@version``, atomically;
+        ``None`` where the library cannot be written (said once, in a ``note:`` line)."""
         name, _, version = key.partition("@")
-        with self.library._locked() as manifest:
-            record = _find(manifest, name, int(version))
-            usage = _usage(record)
-            _set_usage(
-                record, usage["uses"] + 1, usage["successes"] + int(success), manifest.runs + 1
-            )
+        try:
+            with self.library._locked() as manifest:
+                record = _find(manifest, name, int(version))
+                usage = _usage(record)
+                _set_usage(
+                    record, usage["uses"] + 1, usage["successes"] + int(success), manifest.runs + 1
+                )
+        except LibraryWriteError as exc:
+            self.library.note_read_only(exc.reason)
+            return None
         return record
 
-    def note_run(self) -> int:
-        """Count one run reported to the library; the runs so far."""
-        with self.library._locked() as manifest:
-            manifest.runs += 1
+    def note_run(self, strict: bool = True) -> int | None:
+        """Count one run reported to the library; the runs so far. Where the library cannot be
+        written: ``LibraryWriteError``, or with ``strict=False`` a ``note:`` line (once) and
+        ``None``."""
+        try:
+            with self.library._locked() as manifest:
+                manifest.runs += 1
+        except LibraryWriteError as exc:
+            if strict:
+                raise
+            self.library.note_read_only(exc.reason)
+            return None
         return manifest.runs
+
+
+def _first_problem(exc: Exception) -> str:
+    """The first problem of a validation error (``steps: List should have at most 50 items``)."""
+    if not isinstance(exc, ValidationError):
+        return str(exc)
+    first = exc.errors()[0]
+    where = ".".join(str(p) for p in first["loc"])
+    return f"{where}: {first['msg']}" if where else first["msg"]
 
 
 def _find(manifest: Manifest, name: str, version: int) -> SkillRecord:
@@ -174,7 +213,8 @@ def learn_from_run(
     whose plan is under two steps or is a single composite teaches nothing (``None``). Else its
     plan (composites expanded) is generalised: a body with the structure of a stored composite
     adds the instruction as an example phrase and a measured use to it; else it is stored as a
-    new composite, or as a new version of the composite of the same name.
+    new composite, or as a new version of the composite with the same description (a name
+    another structure of another description has is made unique with the structure's hash).
 
     Args:
         library: Where to store it.
@@ -216,10 +256,8 @@ def learn_from_run(
             usage = _usage(record)
             _set_usage(record, usage["uses"] + 1, usage["successes"] + 1, manifest.runs)
             return record
-        name = composite_name(description, skill_names())
-        version = 1 + max((r.version for r in manifest.skills if r.name == name), default=0)
-        if any(r.name == name and not is_composite(r) for r in manifest.skills):
-            name = composite_name(name + "_composite")
+        name = _new_name(manifest, description, key)
+        version = manifest.next_version(name)
         source = Path(tmp) / BODY_FILE
         source.write_bytes(canonical(body))
         record = SkillRecord(
@@ -237,6 +275,19 @@ def learn_from_run(
         _set_usage(record, 1, 1, manifest.runs)
         manifest.skills.append(record)
     return record
+
+
+def _new_name(manifest: Manifest, description: str, key: str) -> str:
+    """The name of a new structure: its description's words (cut at ``MAX_NAME``). Where that
+    name is taken by anything but composites of the same description (the same task, done
+    another way: a new version of it), the structure's hash makes it unique."""
+    base = composite_name(description, skill_names())
+    same_task = description.casefold()
+    for name in (base, *(f"{base[: MAX_NAME - n - 1].rstrip('_')}_{key[:n]}" for n in (8, 16))):
+        others = [r for r in manifest.skills if r.name == name]
+        if all(is_composite(r) and r.description.casefold() == same_task for r in others):
+            return name
+    return f"composite_{key}"
 
 
 def _learnable(result: Any, composites: Composites) -> tuple[CompositeBody, dict[str, str]] | None:
@@ -285,12 +336,10 @@ def prune(
     if dry_run:
         manifest = library.manifest()
         return [r for r in manifest.skills if doomed(r, manifest.runs)]
+    # Their artifacts are deleted by the locked write, before another writer can take the lock.
     with library._locked() as manifest:
         removed = [r for r in manifest.skills if doomed(r, manifest.runs)]
         manifest.skills = [r for r in manifest.skills if not doomed(r, manifest.runs)]
-    for record in removed:
-        folder = library.root / ARTIFACTS / record.name
-        shutil.rmtree(folder / f"v{record.version}", True)
-        with contextlib.suppress(OSError):
-            folder.rmdir()  # only if no version is left in it
+        for record in removed:
+            manifest.pruned[record.name] = max(manifest.pruned.get(record.name, 0), record.version)
     return removed

@@ -58,8 +58,14 @@ def remove_old(files: list[Path], folders: list[Path], age: float) -> list[Path]
         if path.is_file() and old(path):
             path.unlink(missing_ok=True)
             removed.append(path)
+    return removed + remove_folders([path for path in folders if old(path)])
+
+
+def remove_folders(folders: list[Path]) -> list[Path]:
+    """Delete the ``folders`` that exist, and their parents left empty. Returns them."""
+    removed = []
     for path in folders:
-        if path.is_dir() and old(path):
+        if path.is_dir():
             shutil.rmtree(path, ignore_errors=True)
             removed.append(path)
             with contextlib.suppress(OSError):

@@ -94,3 +94,10 @@ class Manifest(BaseModel):
     runs: int = Field(default=0, ge=0)
     """Runs reported to the library (``--learn`` runs, ``claw skills run``): composites unused
     for some of them may be pruned."""
+    pruned: dict[str, int] = Field(default_factory=dict)
+    """The highest version pruned, by name: a version number is never given out twice."""
+
+    def next_version(self, name: str) -> int:
+        """The version a new record of ``name`` gets: one past every version it has had."""
+        held = max((r.version for r in self.skills if r.name == name), default=0)
+        return 1 + max(held, self.pruned.get(name, 0))

@@ -47,8 +47,8 @@ _noted_read_only: set[Path] = set()  # libraries this process has said it cannot
 
 
 def default_root() -> Path:
-    """``$CLAW_HOME/library``, or ``~/.claw/library``."""
-    return Path(os.environ.get("CLAW_HOME", "~/.claw")).expanduser() / "library"
+    """``$CLAW_HOME/library``, or ``~/.claw/library`` where ``CLAW_HOME`` is unset or empty."""
+    return Path(os.environ.get("CLAW_HOME") or "~/.claw").expanduser() / "library"
 
 
 class SkillLibrary(ManifestStore):
@@ -90,7 +90,7 @@ class SkillLibrary(ManifestStore):
             self._index = SkillIndex(self.root, self.embedder)
         self._index.ensure(self.latest())
         if self._index.save_error is not None:  # searched in memory, not saved
-            self._use_read_only(self._index.save_error.strerror or "not writable")
+            self.note_read_only(self._index.save_error.strerror or "not writable")
         return self._index
 
     def search(
@@ -166,8 +166,8 @@ class SkillLibrary(ManifestStore):
 
     # -- writing ---------------------------------------------------------------------------------
 
-    def _use_read_only(self, reason: str) -> None:
-        """Go on without writing; say so once per process and library."""
+    def note_read_only(self, reason: str) -> None:
+        """Go on without writing; say so once per process and library (one ``note:`` line)."""
         self.read_only = reason
         if self.root not in _noted_read_only:
             _noted_read_only.add(self.root)
@@ -194,10 +194,10 @@ class SkillLibrary(ManifestStore):
         """Add a skill, or a new version of one; artifact files are copied in with their sha256.
 
         Returns:
-            The record written (its ``version`` is one past the latest).
+            The record written (its ``version`` is one past any the name has had).
         """
         with self._locked() as manifest:
-            version = 1 + max((r.version for r in manifest.skills if r.name == name), default=0)
+            version = manifest.next_version(name)
             stored = self._store_artifacts(name, version, [Path(a) for a in artifacts])
             record = SkillRecord(
                 name=name,
@@ -287,7 +287,7 @@ class SkillLibrary(ManifestStore):
             try:
                 return self._write_builtins(stale)
             except LibraryWriteError as exc:
-                self._use_read_only(exc.reason)
+                self.note_read_only(exc.reason)
         return self._hold_builtins(stale)
 
     def _hold_builtins(self, stale: list[type[Skill]]) -> list[SkillRecord]:
@@ -312,9 +312,7 @@ class SkillLibrary(ManifestStore):
             for cls in stale:
                 if not changed(latest.get(implementation_ref(cls)), cls):
                     continue  # another process registered it meanwhile
-                version = 1 + max(
-                    (r.version for r in manifest.skills if r.name == cls.name), default=0
-                )
+                version = manifest.next_version(cls.name)
                 record = record_of(cls, version, "builtin")
                 record.artifacts = self._store_artifacts(cls.name, version, bundled_artifacts(cls))
                 manifest.skills.append(record)

@@ -1,7 +1,8 @@
 """The library's manifest on disk: read whole, written atomically under the writers' lock.
 
 Writes go to a temporary file that is fsynced and renamed over the old one, so a crash leaves
-either the previous manifest or the new one, never a torn file; what a killed writer left behind
+either the previous manifest or the new one, never a torn file. The artifacts of versions a write
+drops are deleted after it, still under the lock; what a killed writer left behind
 (temporary files, artifact folders no record names) is removed by the next write once it is
 ``ORPHAN_AGE`` seconds old.
 """
@@ -17,7 +18,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from claw.library.exceptions import LibraryError, LibraryWriteError
-from claw.library.files import atomic_write, remove_old
+from claw.library.files import atomic_write, remove_folders, remove_old
 from claw.library.manifest import Manifest
 
 MANIFEST = "manifest.json"
@@ -82,15 +83,23 @@ class ManifestStore:
             fcntl.flock(lock, fcntl.LOCK_EX)
             try:
                 manifest = self.manifest()
+                held = self._version_folders(manifest)
                 yield manifest
                 data = manifest.model_dump_json(indent=1).encode()
                 try:
                     atomic_write(self.manifest_path, data)
                 except OSError as exc:
                     raise LibraryWriteError(self.root, exc) from None
+                remove_folders(sorted(held - self._version_folders(manifest)))
                 self._remove_orphans(manifest)
             finally:
                 fcntl.flock(lock, fcntl.LOCK_UN)
+
+    def _version_folders(self, manifest: Manifest) -> set[Path]:
+        """``artifacts/NAME/vN`` of each version in ``manifest`` (a version dropped from it
+        under the lock has its folder deleted there, after the write, before the lock is let go:
+        no other writer can have reused it meanwhile)."""
+        return {self.root / ARTIFACTS / r.name / f"v{r.version}" for r in manifest.skills}
 
     def check_writable(self) -> None:
         """Make sure the library can be written, before work whose result it must store.

@@ -5,9 +5,10 @@ state as it now is and plans again (at most ``max_replans`` times). The run ends
 ground-truth check of the goal on the settled physics.
 
 Every plan (the first and each replan, from any planner) is refused before any of it runs when
-it has more than ``max_steps`` steps (``plan_too_long``). A run whose goal is empty has nothing
-to check at the end, so it succeeds only when its steps measure their own success — pushes and
-motions (``SELF_CHECKED_SKILLS``) — and all of them that ran last succeeded.
+it has more than ``max_steps`` steps, a composite counting as the steps it expands to
+(``plan_too_long``). A run whose goal is empty has nothing to check at the end, so it succeeds
+only when its steps measure their own success — pushes and motions (``SELF_CHECKED_SKILLS``) —
+and all of them that ran last succeeded.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from claw.envs.predicates import Predicate
 from claw.envs.tabletop import TabletopEnv
 from claw.library import policy_source
 from claw.library.composites import Composites
-from claw.planner.plan import MAX_PLAN_STEPS, Failure, Plan, check_plan_length
+from claw.planner.exceptions import PlanTooLongError
+from claw.planner.plan import MAX_PLAN_STEPS, Failure, Plan, check_plan_length, too_long_message
 from claw.skills.executor import SkillCall, StepResult, execute_calls
 
 SELF_CHECKED_SKILLS = frozenset({"push", "move_to", "open_gripper", "close_gripper", "home"})
@@ -112,8 +114,9 @@ def run_instruction(
     ``prefer`` (``learned`` / ``controller``) picks a skill's implementation where it has both;
     without it, the one with the best success measured in the skill library runs.
 
-    ``max_steps`` caps every plan's length (``--max-steps``): a longer plan or replan is refused
-    before any of it runs, with the error ``plan_too_long``. Planners that bound their own plans
+    ``max_steps`` caps every plan's length (``--max-steps``), a composite counting as its
+    steps: a longer plan or replan is refused before any of it runs, with the error
+    ``plan_too_long``. Planners that bound their own plans
     (a ``max_steps`` attribute, as the LLM planner's) are given the same cap.
 
     Expected problems — unreadable instructions, unknown objects, a failed plan — are in the
@@ -139,6 +142,7 @@ def run_instruction(
         check_plan_length(plan, max_steps)
         library, measured = _library()  # a damaged library stops the run before anything moves
         composites = Composites(library)
+        _check_expanded_length(plan, composites, max_steps)
     except ClawError as exc:
         result.error = RunError.of(exc)
         return finish()
@@ -183,6 +187,7 @@ def run_instruction(
         try:
             plan = planner.replan(instruction, plan, env, failure)
             check_plan_length(plan, max_steps)
+            _check_expanded_length(plan, composites, max_steps)
         except ClawError as exc:
             result.error = RunError.of(exc)
             return finish()
@@ -204,6 +209,18 @@ def run_instruction(
             check = check.model_copy(update={"success": False, "reason": result.reason})
     notify("goal", check)
     return finish()
+
+
+def _check_expanded_length(plan: Plan, composites: Composites, max_steps: int) -> None:
+    """Refuse a plan whose composites expand to more than ``max_steps`` steps in all.
+
+    Raises:
+        PlanTooLongError: how many steps it runs, the cap, and how to raise it.
+    """
+    steps = composites.expanded_length(plan.steps)
+    if steps > max_steps:
+        message = too_long_message(steps, max_steps)
+        raise PlanTooLongError(f"{message}; a composite counts as the steps it runs")
 
 
 def _goalless_problem(steps: list[StepReport]) -> str:
