@@ -2,27 +2,27 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ValidationError
 
 from claw.eval.exceptions import InvalidReportError
-from claw.eval.report import METRICS, format_metric
+from claw.eval.report import METRICS, RESULTS_FILE, format_metric
 from claw.eval.runner import SuiteResult
+from claw.planner.text import load_json
 
 
 def load_report(path: str | Path) -> SuiteResult:
     """A suite result from a ``--json`` file, or from a ``--report`` folder's ``results.json``."""
     path = Path(path)
     if path.is_dir():
-        path = path / "results.json"
+        path = path / RESULTS_FILE
     try:
-        data = json.loads(path.read_text())
+        data = load_json(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise InvalidReportError(f"report {path} not found") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (OSError, ValueError) as exc:  # not UTF-8, not JSON, nested too deep
         raise InvalidReportError(f"report {path} is not a JSON file: {exc}") from None
     try:
         return SuiteResult.model_validate(data)

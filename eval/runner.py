@@ -20,10 +20,12 @@ from claw.eval import planners
 from claw.eval.cassette import Cassette, key
 from claw.eval.judging import judge, read_right
 from claw.eval.mocks import MOCK_MODEL
+from claw.eval.selection import Selection
 from claw.eval.suite import Case, Suite
 from claw.library import policy_source
 from claw.planner.completion import ModelSettings
 from claw.planner.loop import RunResult, run_instruction
+from claw.planner.text import clean_text, redact
 
 
 class CaseResult(BaseModel):
@@ -50,6 +52,9 @@ class CaseResult(BaseModel):
     llm_completion_tokens: int = 0
     sim_seconds: float = 0.0
     wall_seconds: float = 0.0
+    error: str | None = None
+    """The kind of the exception that stopped this case (claw's own kind, ``internal_error``
+    for any other), with its message in ``reason``; None for a case that ran to its verdict."""
     run: dict[str, Any] = Field(default_factory=dict)
 
 
@@ -64,6 +69,8 @@ class SuiteResult(BaseModel):
     wall_seconds: float
     interrupted: bool = False
     """True when the run was stopped early: only the cases done are here."""
+    selection: Selection | None = None
+    """The cases asked for (``claw eval -k/--tags/--limit``); ``None``: all of the suite's."""
     learned: dict[str, int] = Field(default_factory=dict, exclude=True)
     """With ``learn``: composites ``new`` and ``updated`` (same structure: a phrase and a use)
     from the successful cases (not written: the cases' results do not depend on it)."""
@@ -104,11 +111,41 @@ def run_case(
 
     With ``video`` (``.gif`` or ``.mp4``) the run is recorded at 10 frames per simulated second
     (240 x 320) and written there once it has been judged; no file when the scene cannot be built.
+    Any exception of the case (not Ctrl-C) is its result (:func:`crashed`), never the suite's.
     """
-    case = suite.cases[index]
-    tic = time.perf_counter()
     if video is not None:
         check_video_path(video)
+    tic = time.perf_counter()
+    try:
+        return _run_case(suite, index, planner_spec, video, prefer, settings)
+    except Exception as exc:  # one case's failure, whatever it is, is that case's result
+        return crashed(suite.cases[index], exc, time.perf_counter() - tic)
+
+
+def crashed(case: Case, exc: BaseException, wall_seconds: float = 0.0) -> CaseResult:
+    """The result of a case that raised ``exc``: failed, with its kind and one-line message."""
+    kind = str(getattr(exc, "kind", "") or "internal_error")
+    message = clean_text(redact(str(exc)), 200) or "no message"
+    return CaseResult(
+        id=case.id,
+        tags=case.tags,
+        success=False,
+        reason=f"{kind}: {type(exc).__name__}: {message}",
+        error=kind,
+        wall_seconds=round(wall_seconds, 3),
+    )
+
+
+def _run_case(
+    suite: Suite,
+    index: int,
+    planner_spec: str,
+    video: Path | None,
+    prefer: str | None,
+    settings: ModelSettings | None,
+) -> CaseResult:
+    case = suite.cases[index]
+    tic = time.perf_counter()
     recorder: RecordEpisode | None = None
     try:
         if video is None:
@@ -254,12 +291,17 @@ def run_suite(
         with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
             model = settings.model_dump_json() if settings is not None else None
             jobs = [
-                (payload, i, planner, record is not None, prefer, model)
+                pool.submit(_worker, (payload, i, planner, record is not None, prefer, model))
                 for i in range(len(suite.cases))
             ]
-            for i, (text, answers) in enumerate(pool.map(_worker, jobs)):
-                results[i] = CaseResult.model_validate_json(text)
-                recorded.update(answers)
+            for i, job in enumerate(jobs):
+                try:
+                    text, answers = job.result()
+                except Exception as exc:  # its worker process died (BrokenProcessPool) ...
+                    results[i] = crashed(suite.cases[i], exc)
+                else:
+                    results[i] = CaseResult.model_validate_json(text)
+                    recorded.update(answers)
                 if progress is not None:
                     progress(results[i])  # type: ignore[arg-type]
     if record is not None:

@@ -1,5 +1,8 @@
 """One call to a language model through litellm: a deadline, retries, usage and cost.
 
+An answer is returned with API keys taken out (:func:`claw.planner.text.redact`): whatever claw
+shows, records or sends back of it has none.
+
 litellm is imported here only, on first use, with ``LITELLM_LOCAL_MODEL_COST_MAP=True`` so that
 importing it never reaches for the network.
 """
@@ -18,7 +21,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from claw.planner.exceptions import PlannerUnavailableError
-from claw.planner.text import provider_message
+from claw.planner.text import provider_message, redact
 
 MAX_BACKOFF = 8.0  # s: the longest exponential backoff between two attempts
 RETRY_AFTER_CAP = 30.0  # s: the longest a server's Retry-After is waited for
@@ -198,7 +201,7 @@ class ModelClient:
                     f"{self.model} cannot be used: {type(exc).__name__}{_said(exc, secrets)}"
                 ) from None
         self.usage.calls += 1
-        text = _answer_text(response)
+        text = redact(_answer_text(response), secrets)  # a key echoed goes no further
         usage = getattr(response, "usage", None)
         if self.mock is not None:  # a mocked answer's usage is made up: count what was sent
             with contextlib.suppress(Exception):

@@ -48,7 +48,13 @@ from claw.planner.prompting import (
     template,
 )
 from claw.planner.schema import STRUCTURED_MODES, plan_schema, response_format
-from claw.planner.text import TEXT_LIMIT, clean_text, extract_json, validation_problems
+from claw.planner.text import (
+    TEXT_LIMIT,
+    clean_text,
+    excerpt,
+    extract_json,
+    validation_problems,
+)
 from claw.skills.base import skill_names
 
 TOKENS_PER_STEP = 48
@@ -56,6 +62,7 @@ TOKENS_PER_STEP = 48
 predicate about 10 (cl100k; ``{"skill": "place", "args": {"target": "far right corner",
 "relation": "at"}}`` is 23), with room for tokenizers of small local models."""
 TOKENS_BASE = 64  # the braces, keys and an error object
+MAX_PROBLEMS = 10  # problems of one answer listed in a repair request
 EMPTY_PLAN = (
     "the answer has no steps, no goal and no error: give the goal and the steps that reach it, "
     "or an error object if the instruction cannot be done"
@@ -67,13 +74,23 @@ def answer_tokens(max_steps: int) -> int:
     return TOKENS_BASE + TOKENS_PER_STEP * max_steps
 
 
+def repair_request(problems: list[str]) -> str:
+    """The message that sends an answer's problems back (at most ``MAX_PROBLEMS`` of them)."""
+    listed = problems[:MAX_PROBLEMS]
+    if len(problems) > MAX_PROBLEMS:
+        listed.append(f"and {len(problems) - MAX_PROBLEMS} more")
+    return template("repair").format(problems="; ".join(listed))
+
+
 class LLMPlanner(ModelClient):
     """Plans with a language model: prompts from ``prompts/``, the answer validated, repaired.
 
     A plan longer than ``max_steps`` is sent back once, with its length and the cap, for a
     shorter one; a second answer that is too long ends planning with ``invalid_plan`` at once
     (it is not repaired again: a model that writes hundreds of steps seldom converges, and each
-    such answer is costly). The oversized answer is not repeated to the model in full.
+    such answer is costly). The oversized answer is not repeated to the model in full, nor is
+    any answer longer than ``EXCERPT_CHARS`` (its start is, with how much was cut), and a repair
+    request lists at most ``MAX_PROBLEMS`` problems.
 
     Args:
         model: A litellm model string (``gpt-4o-mini``, ``ollama/llama3``, ...).
@@ -244,19 +261,19 @@ class LLMPlanner(ModelClient):
             text = self._complete(self.messages)
             plan, problems, steps = self._read(text, env)
             if plan is not None:
-                self.messages.append({"role": "assistant", "content": text})
+                self.messages.append({"role": "assistant", "content": excerpt(text)})
                 return plan
             if steps > self.max_steps:
                 if too_long:  # shortening was asked for once already
                     break
                 too_long = True
                 text = f"(an answer of {steps} steps, too long to repeat here)"
-            self.messages.append({"role": "assistant", "content": text or "(an empty answer)"})
+            self.messages.append(
+                {"role": "assistant", "content": excerpt(text) or "(an empty answer)"}
+            )
             if attempt == self.max_repairs:
                 break
-            self.messages.append(
-                {"role": "user", "content": template("repair").format(problems="; ".join(problems))}
-            )
+            self.messages.append({"role": "user", "content": repair_request(problems)})
         repairs = min(attempt, self.max_repairs)
         raise InvalidPlanError(
             clean_text(

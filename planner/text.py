@@ -1,9 +1,11 @@
 """Text that comes from a model or a provider: read as data, shown as one safe line.
 
 Nothing a model returns is evaluated, imported or run: its answer is parsed as JSON
-(:func:`extract_json`), validated by pydantic (:func:`validation_problems` names each field that
-failed), and every text of its, or of a provider's error, that claw shows or raises goes through
-:func:`clean_text` first: one line, no control characters or terminal escapes, bounded length.
+(:func:`extract_json`, bounded in size and depth before parsing, in linear time), validated by
+pydantic (:func:`validation_problems` names each field that failed), and every text of its, or
+of a provider's error, that claw shows or raises goes through :func:`clean_text` first: one
+line, no control characters or terminal escapes, bounded length. API keys are taken out of a
+model's answer as it arrives (:func:`redact`), so no message or output made from it shows one.
 """
 
 from __future__ import annotations
@@ -18,6 +20,14 @@ from typing import Any
 from pydantic import ValidationError
 
 TEXT_LIMIT = 300  # characters of a model's or provider's text that claw repeats
+MAX_ANSWER_CHARS = 1_000_000
+"""The longest model answer read, in characters (a 50-step plan is about 5,000; a longer
+answer is a problem sent back to the model, unparsed)."""
+MAX_JSON_DEPTH = 32
+"""The deepest nesting of arrays and objects read from a model's answer or a JSON file of
+claw's (a plan is 4 deep, a ``claw eval --json`` result 7); deeper is refused before parsing."""
+EXCERPT_CHARS = 10_000
+"""The most of a model's answer that is sent back to it (in a repair or a replan)."""
 
 _ESCAPES = re.compile(
     r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves, erasing
@@ -94,27 +104,85 @@ def validation_problems(exc: ValidationError, prefix: str = "", limit: int = 5) 
     return problems
 
 
-def extract_json(text: str) -> dict[str, Any]:
-    """The one JSON object in a reply (fenced or bare).
+def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
+    """``text``, or its first ``limit`` characters and how many were cut."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text) - limit:,} characters cut)"
+
+
+_JSON_TOKENS = re.compile(r'[\[\]{}]|"[^"\\]*(?:\\.[^"\\]*)*"?', re.DOTALL)  # unclosed: to the end
+
+
+def _where(text: str, at: int) -> str:
+    """``line L, column C (character at)`` of index ``at`` in ``text``."""
+    line = text.count("\n", 0, at) + 1
+    column = at - (text.rfind("\n", 0, at) + 1) + 1
+    return f"line {line}, column {column} (character {at})"
+
+
+def check_depth(text: str, start: int = 0, limit: int = MAX_JSON_DEPTH) -> None:
+    """Refuse JSON from ``start`` nested deeper than ``limit`` (before it is parsed: the parser
+    recurses). The scan, outside strings, ends where the value that starts there closes.
 
     Raises:
-        ValueError: no JSON object, or JSON that does not decode (the message says where, by
-            line and column of the whole answer).
+        ValueError: too deep; the message says where.
     """
-    fenced = re.search(r"```(?:json)?\s*(\{.*\})\s*```", text, re.DOTALL)
-    start = fenced.start(1) if fenced else text.find("{")
-    candidate = fenced.group(1) if fenced else text[start : text.rfind("}") + 1]
-    if not candidate:
-        raise ValueError("no JSON object in the answer")
+    depth = 0
+    for token in _JSON_TOKENS.finditer(text, start):
+        char = text[token.start()]
+        if char in "[{":
+            depth += 1
+            if depth > limit:
+                where = _where(text, token.start())
+                raise ValueError(f"JSON nested deeper than {limit} levels at {where}")
+        elif char in "]}":
+            depth -= 1
+            if depth <= 0:
+                return
+
+
+def load_json(text: str) -> Any:
+    """A JSON document (a file's text), its depth checked before parsing.
+
+    Raises:
+        ValueError: nested too deep, or not JSON (the message says where, by line and column).
+    """
+    check_depth(text)
     try:
-        value = json.loads(candidate)
+        return json.loads(text)
     except json.JSONDecodeError as exc:
-        at = start + exc.pos
-        line = text.count("\n", 0, at) + 1
-        column = at - (text.rfind("\n", 0, at) + 1) + 1
+        raise ValueError(f"invalid JSON at {_where(text, exc.pos)}: {exc.msg}") from None
+
+
+_FENCE = re.compile(r"```(?:json)?\s*\{")
+
+
+def extract_json(text: str) -> dict[str, Any]:
+    """The JSON object in a reply: the first after a fence (```` ``` ```` or ```` ```json ````),
+    else the first in the text; what follows it is not read. Linear in the answer's length.
+
+    Raises:
+        ValueError: an answer over ``MAX_ANSWER_CHARS``, JSON nested deeper than
+            ``MAX_JSON_DEPTH``, no JSON object, or JSON that does not decode (the message says
+            where, by line and column of the whole answer).
+    """
+    if len(text) > MAX_ANSWER_CHARS:
         raise ValueError(
-            f"invalid JSON at line {line}, column {column} (character {at}): {exc.msg}"
-        ) from None
+            f"the answer has {len(text):,} characters, more than the {MAX_ANSWER_CHARS:,} "
+            "read: answer with the JSON object alone"
+        )
+    fenced = _FENCE.search(text)
+    start = fenced.end() - 1 if fenced else text.find("{")
+    if start < 0:
+        raise ValueError("no JSON object in the answer")
+    check_depth(text, start)
+    try:
+        value, _ = json.JSONDecoder().raw_decode(text, start)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"invalid JSON at {_where(text, exc.pos)}: {exc.msg}") from None
+    except ValueError as exc:  # e.g. an integer of more digits than Python converts
+        raise ValueError(f"invalid JSON at {_where(text, start)}: {exc}") from None
     if not isinstance(value, dict):
         raise ValueError("the answer is not a JSON object")
     return value

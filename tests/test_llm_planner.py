@@ -449,7 +449,7 @@ def test_http_a_trickling_server_is_cut_at_the_deadline(
         llm.plan(INSTRUCTION, env)
     elapsed = time.perf_counter() - tic
     bound = (1 + 1) * 1.0 + 0.01  # (retries + 1) x timeout + backoff
-    assert elapsed < 4 * bound, elapsed
+    assert elapsed < 10 * bound, elapsed  # without the deadline: 2 x 20 s of trickle
     assert len(FakeOpenAI.seen) == 2
 
 
@@ -481,7 +481,7 @@ def test_http_retry_after_never_passes_the_deadline(
     tic = time.perf_counter()
     with pytest.raises(PlannerUnavailableError, match="RateLimitError after 2 attempts"):
         llm.plan(INSTRUCTION, env)
-    assert time.perf_counter() - tic < 4 * (2 * 1.0 + 0.01)
+    assert time.perf_counter() - tic < 60  # the header asks for an hour
 
 
 def test_http_an_empty_choices_list_is_repaired(
@@ -538,14 +538,13 @@ def test_http_a_429_then_success(server: str) -> None:
 
 
 def test_http_a_reply_slower_than_the_timeout_exits_3(server: str) -> None:
-    FakeOpenAI.script = [("slow", 5.0)] * 4
-    tic = time.perf_counter()
+    """Answers that take 2 minutes each: the 1 s deadline ends the run long before one comes
+    (the subprocess's 100 s limit is the hang guard, far above a loaded machine's start-up)."""
+    FakeOpenAI.script = [("slow", 120.0)] * 4
     result = claw(INSTRUCTION, "--planner", "openai/test-model", "--api-base", server,
-                  "--timeout", "1", "--json", timeout=60)  # fmt: skip
-    elapsed = time.perf_counter() - tic
+                  "--timeout", "1", "--json", timeout=100)  # fmt: skip
     assert result.returncode == 3, result.stdout + result.stderr
     assert json.loads(result.stdout)["error"]["kind"] == "planner_unavailable"
-    assert elapsed < 30  # bounded: 3 attempts of 1 s plus backoff and start-up
 
 
 def test_http_unavailable_falls_back_offline_when_asked(server: str) -> None:
