@@ -41,9 +41,7 @@ def _config_and_run_dir(
     resume: Path | None,
 ) -> tuple[TrainConfig, Path]:
     """The config to train with and its run folder: a resumed run's own, or a new one."""
-    import yaml
-
-    from claw.learning.config import TrainConfig, load_config, new_run_dir
+    from claw.learning.config import TrainConfig, load_config, new_run_dir, read_config_file
 
     if resume is None:
         config = load_config(
@@ -55,7 +53,7 @@ def _config_and_run_dir(
     saved = resume / "config.yaml"
     if not saved.is_file():
         raise FileNotFoundError(f"{resume} is not a run folder (no config.yaml)")
-    config = TrainConfig.model_validate(yaml.safe_load(saved.read_text()))
+    config = TrainConfig.model_validate(read_config_file(saved))
     if config.skill != skill:
         raise ValueError(f"{resume} trains {config.skill}, not {skill}")
     if steps is not None:

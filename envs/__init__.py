@@ -26,6 +26,7 @@ from claw.envs.exceptions import (
     InvalidSeedError,
     PredicateError,
     UnknownObjectError,
+    YamlLimitError,
 )
 from claw.envs.outputs import check_output_dir, check_output_file
 from claw.envs.predicates import (
@@ -82,6 +83,7 @@ __all__ = [
     "TabletopEnv",
     "UnknownObjectError",
     "WorldState",
+    "YamlLimitError",
     "builtin_scenes",
     "check_output_dir",
     "check_output_file",

@@ -40,6 +40,13 @@ class InvalidOutputError(ClawError, ValueError):
     kind = "invalid_output"
 
 
+class YamlLimitError(ClawError, ValueError):
+    """A YAML file or text past a limit of ``claw.envs.yamlfile`` (size, values with aliases
+    expanded, depth, a recursive alias); readers report it with their own kind."""
+
+    kind = "invalid_input"
+
+
 class InvalidSeedError(ClawError, ValueError):
     """A seed outside ``0 … 2**32 - 1``."""
 

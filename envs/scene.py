@@ -14,8 +14,8 @@ import dataclasses
 import itertools
 import math
 import numbers
-import re
-from collections.abc import Mapping
+import reprlib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,6 +26,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    ModelWrapValidatorHandler,
     ValidationError,
     ValidationInfo,
     field_validator,
@@ -37,6 +38,7 @@ from claw.envs import objects as catalog
 from claw.envs.exceptions import InvalidSceneError
 from claw.envs.objects import Color, ObjectType, object_name
 from claw.envs.seeding import check_seed
+from claw.envs.yamlfile import YamlLimitError, read_yaml
 
 SCENES_DIR = Path(__file__).with_name("scenes")
 
@@ -46,6 +48,9 @@ _TRIES = 2000  # candidate poses per sampled object
 _RESTARTS = 5  # fresh attempts at the whole sampled set
 BOX_CLEARANCE = 0.002  # gap (m) kept between a box's walls and its contents, and among them
 MAX_TOWER_TOP = 0.25  # highest top (m) of a starting tower: the claw rests 30 cm up, pads 28.5 cm
+MAX_SCENE_OBJECTS = 10
+"""The most objects a scene may have, checked when the spec is built (``claw scene show``,
+``--scene``, suites alike); the env's observations are padded to this many rows by default."""
 
 
 def builtin_scenes() -> list[str]:
@@ -145,13 +150,14 @@ class ObjectSpec(BaseModel):
 
     @field_validator("on", "in_", mode="before")
     @classmethod
-    def _check_support_name(cls, value: Any) -> Any:
+    def _check_support_name(cls, value: Any, info: ValidationInfo) -> Any:
         if value is None:
             return None
         if not isinstance(value, str) or not value.strip():
-            raise ValueError(
-                f"{_short(value)} is not an object name; allowed: the name of an object listed "
-                "before, such as blue_block"
+            wanted = "box" if info.field_name == "in_" else "block"
+            raise ValueError(  # a scene names the objects listed before (SceneSpec._hint_support)
+                f"{_short(value)} is not an object name; allowed: the name of a {wanted} listed "
+                "before it"
             )
         return value.strip().lower()
 
@@ -174,7 +180,7 @@ class SceneSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str = "custom"
-    objects: list[ObjectSpec] = Field(min_length=1)
+    objects: list[ObjectSpec] = Field(min_length=1, max_length=MAX_SCENE_OBJECTS)
     min_separation: float = Field(0.03, ge=0.0)
 
     def __init__(self, **data: Any) -> None:
@@ -192,6 +198,18 @@ class SceneSpec(BaseModel):
     def _check_layout(self) -> SceneSpec:
         self.validate_layout()
         return self
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _hint_support(cls, data: Any, handler: ModelWrapValidatorHandler[SceneSpec]) -> SceneSpec:
+        """An ``on``/``in`` that is no name at all: the hint lists the objects listed before."""
+        try:
+            return handler(data)
+        except ValidationError as exc:
+            hint = _support_hint(data, exc)
+            if hint is None:
+                raise
+            raise InvalidSceneError(hint) from None
 
     @classmethod
     def load(cls, source: str | Path | Mapping[str, Any] | SceneSpec) -> SceneSpec:
@@ -219,13 +237,7 @@ class SceneSpec(BaseModel):
 
     def object_names(self) -> list[str]:
         """Object names in spec order: ``<color>_<type>``, repeats suffixed ``_2``, ``_3``, ...."""
-        counts: dict[str, int] = {}
-        names = []
-        for obj in self.objects:
-            key = (obj.color, obj.type)
-            counts[key] = counts.get(key, 0) + 1
-            names.append(object_name(obj.color, obj.type, counts[key]))
-        return names
+        return _names(self.objects)
 
     def validate_layout(self) -> None:
         """Check the fixed poses (in reach, no overlaps except blocks wholly inside a box) and the
@@ -329,10 +341,7 @@ class SceneSpec(BaseModel):
                     why = f"{target} is listed after {names[i]}; list the {wanted} first"
                 else:
                     why = f"{target!r} is not an object listed before {names[i]}"
-                before = [
-                    n for n, o in zip(names[:i], self.objects, strict=False) if o.type == wanted
-                ]
-                allowed = ", ".join(before) or f"none (no {wanted} is listed before)"
+                allowed = _supports_allowed(self.objects[:i], names[:i], kind, set(carried))
                 raise InvalidSceneError(f"{where}: {why}; allowed: {allowed}")
             j = names.index(target)
             base = self.objects[j]
@@ -495,6 +504,47 @@ class SceneSpec(BaseModel):
         return None
 
 
+def _names(objects: Sequence[ObjectSpec]) -> list[str]:
+    """The names of ``objects`` in order: ``<color>_<type>``, repeats suffixed ``_2``, ...."""
+    counts: dict[tuple[str, str], int] = {}
+    names = []
+    for obj in objects:
+        key = (obj.color, obj.type)
+        counts[key] = counts.get(key, 0) + 1
+        names.append(object_name(obj.color, obj.type, counts[key]))
+    return names
+
+
+def _supports_allowed(
+    before: Sequence[ObjectSpec], names: list[str], kind: str, carrying: set[int] | None = None
+) -> str:
+    """The objects of ``before`` (named ``names``) that an object after them may start ``kind``
+    (on: a block that carries none of ``carrying``; in: a box), for a hint; or "none"."""
+    wanted = "block" if kind == "on" else "box"
+    found = [
+        name
+        for j, (name, obj) in enumerate(zip(names, before, strict=True))
+        if obj.type == wanted and not (kind == "on" and j in (carrying or set()))
+    ]
+    return ", ".join(found) or f"none (no {wanted} is listed before)"
+
+
+def _support_hint(data: Any, exc: ValidationError) -> str | None:
+    """The message for a first error that is an ``on``/``in`` with no name at all, naming the
+    objects listed before it; None for any other error."""
+    err = exc.errors()[0]
+    loc = tuple(err["loc"])
+    if len(loc) != 3 or loc[0] != "objects" or loc[2] not in ("on", "in", "in_"):
+        return None
+    i, kind = int(loc[1]), "on" if loc[2] == "on" else "in"
+    try:  # the objects before it passed (the first error is its own)
+        before = [ObjectSpec.model_validate(o) for o in list(data["objects"])[:i]]
+    except (TypeError, KeyError, ValidationError):
+        return None
+    allowed = _supports_allowed(before, _names(before), kind)
+    return f"objects[{i}].{kind}: {_short(err['input'])} is not an object name; allowed: {allowed}"
+
+
 def _placed(obj: ObjectSpec, name: str, x: float, y: float, yaw: float) -> PlacedObject:
     """An object resting on the table at (x, y, yaw)."""
     half = _half_extents(obj)
@@ -593,8 +643,21 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
+class _ShortRepr(reprlib.Repr):
+    """``repr`` with a budget: a few items per level, a few levels, strings cut before quoting."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.maxlevel, self.maxstring, self.maxlong, self.maxother = 3, limit, limit, limit
+        self.maxlist = self.maxtuple = self.maxdict = self.maxset = self.maxfrozenset = 6
+
+    def repr_str(self, x: str, level: int) -> str:
+        return repr(x[: self.maxstring + 1])
+
+
 def _short(value: Any, limit: int = 60) -> str:
-    text = repr(value)
+    """``repr(value)`` cut to ``limit`` characters, without building the whole of it."""
+    text = _ShortRepr(limit).repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
@@ -621,24 +684,12 @@ def _scene_path(source: str | Path) -> Path:
     )
 
 
-class _SceneLoader(yaml.SafeLoader):
-    """PyYAML's safe loader with YAML 1.2 booleans: only true/false, so ``on:`` stays a key."""
-
-
-_BOOL_TAG = "tag:yaml.org,2002:bool"
-_SceneLoader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != _BOOL_TAG]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-_SceneLoader.add_implicit_resolver(
-    _BOOL_TAG, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
-)
-
-
 def _read_yaml(path: Path) -> dict[str, Any]:
-    """The mapping a YAML scene file holds."""
+    """The mapping a YAML scene file holds (read with YAML 1.2 booleans, so ``on:`` is a key)."""
     try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_SceneLoader)
+        data = read_yaml(path)
+    except YamlLimitError as exc:
+        raise InvalidSceneError(f"file {path}: {exc}") from None
     except yaml.YAMLError as exc:
         raise InvalidSceneError(f"file {path}: not valid YAML ({_yaml_problem(exc)})") from None
     except (OSError, UnicodeDecodeError) as exc:
@@ -675,6 +726,9 @@ def _one_line(exc: ValidationError) -> str:
         text = "required but missing"
     elif kind == "too_short" and loc == ("objects",):
         text = "empty; a scene needs at least one object"
+    elif kind == "too_long" and loc == ("objects",):
+        count = err.get("ctx", {}).get("actual_length") or "more"
+        text = f"{count} objects; allowed: at most {MAX_SCENE_OBJECTS} in a scene"
     elif kind in ("model_type", "dict_type"):
         text = f"{_short(value)} is not a mapping"
     else:

@@ -11,7 +11,6 @@ import mujoco
 import numpy as np
 from gymnasium import spaces
 
-from claw.envs.exceptions import InvalidSceneError
 from claw.envs.model import ObjectModel, build_model
 from claw.envs.objects import inner_half_width
 from claw.envs.predicates import GoalResult, Predicate, check_objects, evaluate_goal, parse_goal
@@ -24,7 +23,7 @@ from claw.envs.robot import (
     RobotIndex,
     tool_yaw,
 )
-from claw.envs.scene import PlacedObject, SceneSpec
+from claw.envs.scene import MAX_SCENE_OBJECTS, PlacedObject, SceneSpec
 from claw.envs.seeding import check_seed
 from claw.envs.state import SETTLED_SPEED, GripperState, ObjectState, WorldState
 from claw.envs.tool import ToolTarget
@@ -45,8 +44,9 @@ class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
 
     Observations are a ``Dict``: ``robot`` (joint positions and velocities, tool position, yaw and
     quaternion, finger width), ``objects`` (pose ``[x, y, z, qw, qx, qy, qz]``, velocity
-    ``[vx, vy, vz, wx, wy, wz]``, and a mask, padded to ``max_objects`` rows in scene order), and
-    ``rgb`` when ``obs_mode`` asks for a camera image.
+    ``[vx, vy, vz, wx, wy, wz]``, and a mask, padded to ``max_objects`` rows in scene order: by
+    default ``MAX_SCENE_OBJECTS``, the most a scene may have, or more), and ``rgb`` when
+    ``obs_mode`` asks for a camera image.
 
     Reset options: ``scene`` (a built-in name, a YAML path, a mapping or a ``SceneSpec``), ``goal``
     (predicate strings; then the reward is the fraction that holds and the episode terminates
@@ -63,7 +63,7 @@ class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
         render_mode: str | None = None,
         *,
         control_freq: int = 20,
-        max_objects: int = 10,
+        max_objects: int = MAX_SCENE_OBJECTS,
         camera: str = "front",
         render_size: tuple[int, int] = (480, 640),
         image_size: tuple[int, int] = (128, 128),
@@ -75,6 +75,11 @@ class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
             raise ValueError(f"control must be 'ee' or 'joint', got {control!r}")
         if obs_mode not in ("state", "rgb", "state+rgb"):
             raise ValueError(f"obs_mode must be 'state', 'rgb' or 'state+rgb', got {obs_mode!r}")
+        if max_objects < MAX_SCENE_OBJECTS:
+            raise ValueError(
+                f"max_objects pads the observations of scenes of up to {MAX_SCENE_OBJECTS} "
+                f"objects; allowed: {MAX_SCENE_OBJECTS} or more, got {max_objects}"
+            )
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(
                 f"render_mode must be None, 'rgb_array' or 'human', got {render_mode!r}"
@@ -111,11 +116,6 @@ class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
 
     def _load(self, placed: list[PlacedObject]) -> None:
         """Compile the model for these objects (cached by their names, types, colours, sizes)."""
-        if len(placed) > self.max_objects:
-            raise InvalidSceneError(
-                f"the scene has {len(placed)} objects; this env observes at most "
-                f"{self.max_objects} (make it with max_objects={len(placed)})"
-            )
         objects = tuple(ObjectModel(p.name, p.type, p.color, p.size) for p in placed)
         if self._objects == objects:
             return
@@ -228,9 +228,8 @@ class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
             randomization = DomainRandomization.from_option(options["randomize"])
 
         placed = scene.sample(self.np_random)
-        if len(placed) <= self.max_objects:  # else _load raises, naming the limit
-            for pred in goal:
-                check_objects(pred, [p.name for p in placed])
+        for pred in goal:
+            check_objects(pred, [p.name for p in placed])
         self._load(placed)
         self._placed = placed
         self.scene, self._goal, self._randomization = scene, goal, randomization

@@ -15,9 +15,11 @@ from pydantic import (
     model_validator,
 )
 
-from claw.envs.exceptions import ClawError
+from claw.envs.exceptions import ClawError, InvalidSceneError
 from claw.envs.predicates import Predicate
+from claw.envs.scene import SceneSpec
 from claw.envs.seeding import check_seed
+from claw.envs.yamlfile import YamlLimitError, read_yaml
 from claw.eval.exceptions import InvalidSuiteError
 
 SUITES_DIR = Path(__file__).with_name("suites")
@@ -31,7 +33,7 @@ class ExpectedPush(BaseModel):
 
     object: str
     direction: Literal["left", "right", "far", "near"]
-    distance: float = Field(gt=0)
+    distance: float = Field(gt=0, strict=True)
 
 
 class Case(BaseModel):
@@ -54,10 +56,10 @@ class Case(BaseModel):
     ``distance`` along ``direction`` (``claw.eval.judging.judge_push``), whatever steps claimed."""
     tags: list[str] = Field(default_factory=list)
 
-    @field_validator("seed")
+    @field_validator("seed", mode="before")
     @classmethod
-    def _seed(cls, seed: int) -> int:
-        return check_seed(seed)
+    def _seed(cls, seed: Any) -> int:
+        return check_seed(seed)  # an int as written: not true, "5" or 2.0
 
     @model_validator(mode="after")
     def _one_verdict(self) -> Case:
@@ -93,15 +95,22 @@ class Suite(BaseModel):
 def load_suite(source: str | Path) -> Suite:
     """A suite from a YAML file, or a built-in suite by name (``basic``).
 
+    YAML is read as scene files are (YAML 1.2 booleans, ``claw.envs.yamlfile``'s limits). Every
+    case's scene (its own or the suite's) is built as a spec, so a bad one is refused here,
+    before any case runs, except in a case that expects ``invalid_scene``.
+
     Raises:
-        InvalidSuiteError: unreadable, not YAML, or a case that does not validate; the message
-            names the case (by id or position) and the field.
+        InvalidSuiteError: unreadable, not YAML, over a YAML limit, a case that does not
+            validate or a scene that cannot be built; the message names the case (by id or
+            position) and the field.
     """
     path = Path(source)
     if not path.exists() and (SUITES_DIR / f"{source}.yaml").exists():
         path = SUITES_DIR / f"{source}.yaml"
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = read_yaml(path)
+    except YamlLimitError as exc:
+        raise InvalidSuiteError(f"suite file {path}: {exc}") from None
     except FileNotFoundError:
         raise InvalidSuiteError(f"suite file {path} not found") from None
     except (OSError, UnicodeDecodeError) as exc:
@@ -115,11 +124,35 @@ def load_suite(source: str | Path) -> Suite:
         raise InvalidSuiteError(f"suite file {path}: expected a mapping with name and cases")
     data.setdefault("name", path.stem)
     try:
-        return Suite.model_validate(data)
+        suite = Suite.model_validate(data)
     except ValidationError as exc:
         raise InvalidSuiteError(_where(exc, data, path)) from None
     except ClawError as exc:  # a goal predicate that does not parse
         raise InvalidSuiteError(f"suite file {path}: {exc}") from None
+    _check_scenes(suite, path)
+    return suite
+
+
+def _check_scenes(suite: Suite, path: Path) -> None:
+    """Build every case's scene spec (each distinct one once), but where the case expects
+    ``invalid_scene``.
+
+    Raises:
+        InvalidSuiteError: the first case whose scene cannot be built, by id, and why.
+    """
+    built: set[int | str] = set()  # scenes by name, mappings by id (the suite's is shared)
+    for case in suite.cases:
+        scene = suite.scene_of(case)
+        ref = scene if isinstance(scene, str) else id(scene)
+        if case.expect_error == "invalid_scene" or ref in built:
+            continue
+        try:
+            SceneSpec.load(scene)
+        except InvalidSceneError as exc:
+            where = f"case {case.id}: scene" if case.scene is not None else "scene"
+            used = "" if case.scene is not None else f" (the scene of case {case.id})"
+            raise InvalidSuiteError(f"suite file {path}: {where}: {exc}{used}") from None
+        built.add(ref)
 
 
 def _where(exc: ValidationError, data: dict[str, Any], path: Path) -> str:

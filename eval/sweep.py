@@ -10,19 +10,26 @@ A sweep file (YAML)::
     llm: {timeout: 60}    # optional: how a model is asked (claw eval's LLM options)
 
 Each cell is a suite run as ``claw eval`` runs it (local workers, or Ray tasks) and its result
-written as ``--json`` writes it, to ``OUT/SUITE__PLANNER__seedS.json``.
+written as ``--json`` writes it, to ``OUT/SUITE__PLANNER__seedS.json``: SUITE is the suite's
+``name``, or, for a suite whose name another suite of the sweep has too, ``NAME-FILESTEM`` (and
+``-2``, ``-3``... where that is taken as well), so no two cells share a file. Values are read
+strictly (a seed ``true``, ``"5"`` or ``2.0`` is refused, not made an integer), and an entry
+listed twice is refused.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
+from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from claw.envs.yamlfile import YamlLimitError, read_yaml
 from claw.eval.exceptions import InvalidSuiteError
 from claw.eval.planners import parse_planner
 from claw.eval.runner import CaseResult, SuiteResult, run_suite
@@ -51,13 +58,21 @@ class Sweep(BaseModel):
             parse_planner(planner)  # InvalidPlannerError (a ValueError) names what is allowed
         return planners
 
-    @field_validator("seeds")
+    @field_validator("seeds", mode="before")
     @classmethod
-    def _seed_range(cls, seeds: list[int]) -> list[int]:
-        bad = [s for s in seeds if not 0 <= s < SEED_LIMIT]
-        if bad:
-            raise ValueError(f"a seed offset is an integer from 0 to 2**32-1, got {bad[0]}")
+    def _seed_range(cls, seeds: Any) -> Any:
+        for seed in seeds if isinstance(seeds, list) else ():
+            if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < SEED_LIMIT:
+                raise ValueError(f"a seed offset is an integer from 0 to 2**32-1, not {seed!r}")
         return seeds
+
+    @field_validator("suites", "planners", "seeds")
+    @classmethod
+    def _each_once(cls, values: list[Any]) -> list[Any]:
+        twice = next((v for i, v in enumerate(values) if v in values[:i]), None)
+        if twice is not None:
+            raise ValueError(f"{twice!r} is listed twice; each cell runs once")
+        return values
 
 
 class Cell(BaseModel):
@@ -77,7 +92,9 @@ def load_sweep(path: str | Path) -> Sweep:
     """
     path = Path(path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = read_yaml(path)
+    except YamlLimitError as exc:
+        raise InvalidSuiteError(f"sweep file {path}: {exc}") from None
     except FileNotFoundError:
         raise InvalidSuiteError(f"sweep file {path} not found") from None
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
@@ -86,7 +103,7 @@ def load_sweep(path: str | Path) -> Sweep:
     if not isinstance(data, dict):
         raise InvalidSuiteError(f"sweep file {path}: expected a mapping with suites and planners")
     try:
-        return Sweep.model_validate(data)
+        return Sweep.model_validate(data, strict=True)
     except ValidationError as exc:
         error = exc.errors()[0]
         where = ".".join(str(p) for p in error["loc"]) or "sweep"
@@ -110,14 +127,37 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9.]+", "-", text).strip("-") or "x"
 
 
+def _labels(sources: list[str], names: dict[str, str]) -> dict[str, str]:
+    """A distinct file label for each source (case aside): its name where no other source has
+    it, else ``NAME-STEM`` (the file's stem, unless it is the name), then ``-2``, ``-3``... while
+    taken; ``names`` maps each source to its suite's name."""
+    shared = Counter(_slug(names[s]).casefold() for s in sources)
+    labels: dict[str, str] = {}
+    taken: set[str] = set()
+    for source in sources:
+        label = stem = _slug(names[source])
+        if shared[label.casefold()] > 1:
+            stem = _slug(Path(source).stem)
+        if stem.casefold() != label.casefold():
+            label = f"{label}-{stem}"
+        unique, k = label, 2
+        while unique.casefold() in taken:
+            unique, k = f"{label}-{k}", k + 1
+        labels[source] = unique
+        taken.add(unique.casefold())
+    return labels
+
+
 def cells(sweep: Sweep, out: Path, suites: dict[str, Suite]) -> list[Cell]:
-    """Every suite × planner × seed offset, with its result file in ``out``."""
+    """Every suite × planner × seed offset, with its result file in ``out`` (one per cell)."""
+    suite_labels = _labels(sweep.suites, {s: suites[s].name for s in sweep.suites})
+    planner_labels = _labels(sweep.planners, {p: p for p in sweep.planners})
     return [
         Cell(
             suite=name,
             planner=planner,
             seed=seed,
-            path=out / f"{_slug(suites[name].name)}__{_slug(planner)}__seed{seed}.json",
+            path=out / f"{suite_labels[name]}__{planner_labels[planner]}__seed{seed}.json",
         )
         for name in sweep.suites
         for planner in sweep.planners

@@ -11,6 +11,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from claw.envs.yamlfile import YamlLimitError, load_yaml, read_yaml
 from claw.learning.exceptions import InvalidConfigError
 
 HYPERPARAMS_DIR = Path(__file__).with_name("hyperparams")
@@ -80,7 +81,7 @@ def parse_override(text: str) -> dict[str, Any]:
     """``"algo_kwargs.learning_rate=3e-4"`` as a nested mapping (values read as YAML).
 
     Raises:
-        InvalidConfigError: the text is not ``key=value``.
+        InvalidConfigError: the text is not ``key=value``, or its value is not YAML.
     """
     key, sep, value = text.partition("=")
     if not sep or not key.strip():
@@ -92,8 +93,26 @@ def parse_override(text: str) -> dict[str, Any]:
     *parents, leaf = key.strip().split(".")
     for part in parents:
         node = node.setdefault(part, {})
-    node[leaf] = yaml.safe_load(value)
+    try:
+        node[leaf] = load_yaml(value, core_booleans=False)
+    except (yaml.YAMLError, YamlLimitError) as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise InvalidConfigError(f"hyperparameter override {key.strip()}: {first}") from None
     return nested
+
+
+def read_config_file(path: Path) -> Any:
+    """The data of a training config's YAML file (read as ``yaml.safe_load`` reads it, within
+    ``claw.envs.yamlfile``'s limits).
+
+    Raises:
+        InvalidConfigError: unreadable, not UTF-8, not YAML, or over a limit (one line).
+    """
+    try:
+        return read_yaml(path, core_booleans=False)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, YamlLimitError) as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise InvalidConfigError(f"config file {path}: {first}") from None
 
 
 def load_config(
@@ -113,7 +132,7 @@ def load_config(
     Raises:
         InvalidConfigError: an unknown skill or algorithm, or a config that does not validate.
     """
-    raw = yaml.safe_load(hyperparams_file(skill).read_text())
+    raw = read_config_file(hyperparams_file(skill))
     algo = algo or raw["default_algo"]
     if algo not in raw["algos"]:
         raise InvalidConfigError(

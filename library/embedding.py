@@ -67,9 +67,9 @@ def load_paraphrases(
     path: Path | str = PARAPHRASES_FILE, section: str = "paraphrases"
 ) -> list[tuple[str, str]]:
     """The ``(request, skill)`` pairs of a paraphrase set (default: the project's own)."""
-    import yaml
+    from claw.envs.yamlfile import read_yaml
 
-    data = yaml.safe_load(Path(path).read_text())
+    data = read_yaml(path, core_booleans=False)
     return [(str(item["request"]), str(item["skill"])) for item in data[section]]
 
 

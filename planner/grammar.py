@@ -30,6 +30,7 @@ from claw.planner.parsing import (
     RELATIONS,
     WAYS,
     Parse,
+    Words,
     child,
     parse_all,
     parse_first,
@@ -41,8 +42,20 @@ from claw.planner.parsing import (
 from claw.planner.reference import named_region, parse_reference, parse_references, parse_region
 from claw.planner.vocabulary import DEFAULT_PUSH, SMALL_PUSH
 
-__all__ = ["DEFAULT_PUSH", "SMALL_PUSH", "normalise", "parse_clause", "parse_instruction",
-           "split_clauses"]  # fmt: skip
+__all__ = ["DEFAULT_PUSH", "MAX_INSTRUCTION_CHARS", "MAX_SENTENCE_TOKENS", "SMALL_PUSH",
+           "normalise", "parse_clause", "parse_instruction", "split_clauses"]  # fmt: skip
+
+MAX_INSTRUCTION_CHARS = 1000
+"""The longest instruction the reader takes, in characters; checked before it is read.
+
+The longest instruction of the project's suites has 130 characters; 1000 hold some 25 requests
+(a plan's 50 steps, ``MAX_PLAN_STEPS``). A longer one is ``unparseable`` before any of it is read:
+100 KB is refused as fast as 1001 characters."""
+MAX_SENTENCE_TOKENS = 80
+"""The most words and marks in one sentence: the text between full stops, "then", "after that".
+
+Reading a sentence costs more than its length (where each request ends, where its objects end
+and its place begins); 80 (the suites' longest has 25) keeps the worst under a second or two."""
 
 _CLASSES = ("tower", "unstack", "v_unsupported", "v_push", "v_pick", "v_stack", "v_place")
 _WAY_ORDER = {phrase: k for k, phrase in enumerate(WAYS)}
@@ -165,6 +178,7 @@ def split_clauses(text: str) -> list[str]:
 
     tree, words = parse_first("instruction", text)  # type: ignore[misc]
     for part in (c for c in tree.children if isinstance(c, Tree) and c.data == "part"):
+        _check_sentence(words, *span(part))
         parse = parse_first("pieces", words.slice(*span(part)).strip(" ,"))
         if parse is None:
             continue
@@ -174,7 +188,7 @@ def split_clauses(text: str) -> list[str]:
         for before, weak, node in zip(nodes[:-1:2], nodes[1::2], nodes[2::2], strict=True):
             sep = parse[1].text[parse[1].ends[span(before)[1] - 1] : parse[1].starts[span(weak)[1]]]
             piece = parse[1].slice(*span(node))
-            if _verb_at(piece) or (_says_where(current) and _says_where(with_verb(piece))):
+            if _verb_at(piece) or (_says_where(with_verb(piece)) and _says_where(current)):
                 if _strip_filler(current) != _verb_at(current):  # "grasp and lift X": one clause
                     clauses.append(current)
                 current = with_verb(piece)
@@ -183,6 +197,17 @@ def split_clauses(text: str) -> list[str]:
                 current = f"{current}{sep}{piece}"
         clauses.append(current)
     return clauses
+
+
+def _check_sentence(words: Words, start: int, end: int) -> None:
+    """Refuse a sentence (tokens ``start`` to ``end``) over ``MAX_SENTENCE_TOKENS``."""
+    if end - start > MAX_SENTENCE_TOKENS:
+        head = " ".join(words.words[start : start + 6])
+        raise UnparseableError(
+            f"the sentence '{head} ...' has {end - start} words and marks, over the cap of "
+            f"{MAX_SENTENCE_TOKENS}; split it into shorter ones with full stops or 'then' "
+            "('put the red block in the box, then put the blue block on it')"
+        )
 
 
 def parse_clause(clause: str, elide: bool = True) -> Request:
@@ -437,9 +462,16 @@ def parse_instruction(instruction: str) -> list[Request]:
     """The requests in an instruction, in order.
 
     Raises:
-        UnparseableError: empty, or a clause that cannot be read.
+        UnparseableError: empty, longer than ``MAX_INSTRUCTION_CHARS`` or with a sentence over
+            ``MAX_SENTENCE_TOKENS``, or a clause that cannot be read.
         UnsupportedError: a clause asking for something no skill does.
     """
+    if len(instruction) > MAX_INSTRUCTION_CHARS:
+        raise UnparseableError(
+            f"the instruction has {len(instruction):,} characters, over the cap of "
+            f"{MAX_INSTRUCTION_CHARS:,}; say it in fewer words, or run it as several "
+            "instructions one after another"
+        )
     text = normalise(instruction)
     if not re.search(r"[a-z]", text):
         raise UnparseableError(

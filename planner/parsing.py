@@ -121,32 +121,49 @@ def _before_relation(words: Words, i: int) -> bool:
 
 
 def parse_all(start: str, text: str) -> Iterator[Parse]:
-    """Every parse of ``text`` from rule ``start``, depth first, keyword roles first."""
+    """Every parse of ``text`` from rule ``start``, depth first, keyword roles first.
+
+    The search keeps its own stack (no recursion, so no limit on the text's length): each entry
+    is a parser state, the token it goes on from, and the roles of that token still to try
+    (``None`` before the first). Every role but the last goes on from a copy of the state.
+    """
     words = tokens(text)
     roles = [_roles(start, words, i) for i in range(len(words.words))]
-
-    def walk(parser: InteractiveParser, i: int) -> Iterator[Tree]:
-        """The parses that go on from token ``i`` in this parser state, each role in turn.
-
-        Every role but the last goes on from a (deep) copy of the state: lark's tree builder
-        extends trees in place, so branches share none."""
-        choices = parser.choices()
-        if i == len(roles):
-            if "$END" in choices:
-                with suppress(UnexpectedToken):  # a reduction the lookahead allowed, no parse
-                    yield parser.feed_eof()
-            return
-        fits = [role for role in roles[i] if role in choices]
-        for k, role in enumerate(fits):
-            branch = parser if k == len(fits) - 1 else parser.copy()
-            try:
-                branch.feed_token(Token(role, words.words[i], i))
-            except UnexpectedToken:  # the same: a reduction that leads nowhere
+    stack: list[tuple[InteractiveParser, int, list[str] | None]] = [
+        (_lark().parse_interactive(start=start), 0, None)
+    ]
+    while stack:
+        parser, i, fits = stack.pop()
+        if fits is None:
+            choices = parser.choices()
+            if i == len(roles):
+                if "$END" in choices:
+                    with suppress(UnexpectedToken):  # a reduction the lookahead allowed, no parse
+                        yield parser.feed_eof(), words
                 continue
-            yield from walk(branch, i + 1)
+            fits = [role for role in roles[i] if role in choices]
+        if not fits:
+            continue
+        if len(fits) > 1:  # the other roles go on later from this state, kept as it is
+            stack.append((parser, i, fits[1:]))
+            parser = _branch(parser)
+        try:
+            parser.feed_token(Token(fits[0], words.words[i], i))
+        except UnexpectedToken:  # the same: a reduction that leads nowhere
+            continue
+        stack.append((parser, i + 1, None))
 
-    for tree in walk(_lark().parse_interactive(start=start), 0):
-        yield tree, words
+
+def _branch(parser: InteractiveParser) -> InteractiveParser:
+    """A copy of ``parser`` that goes on apart from it, in time linear in its stack.
+
+    Lark's LALR tree builder extends in place the child list of a value on the stack that it
+    inlines (``_w+``), never a tree below one, so each value on the stack gets its own list and
+    the rest is shared (a deep copy would copy the whole parse so far at every branch)."""
+    branch = parser.copy(deepcopy_values=False)
+    values = branch.parser_state.value_stack
+    values[:] = [Tree(v.data, list(v.children)) if isinstance(v, Tree) else v for v in values]
+    return branch
 
 
 @lru_cache(maxsize=4096)

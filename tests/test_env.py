@@ -18,10 +18,11 @@ from pydantic import ValidationError
 
 from claw.envs import TABLETOP_ID, DomainRandomization, SceneSpec, TabletopEnv
 from claw.envs.bench import bench_env
-from claw.envs.exceptions import InvalidSceneError, PredicateError, UnknownObjectError
+from claw.envs.exceptions import PredicateError, UnknownObjectError
 from claw.envs.model import ObjectModel, build_model
 from claw.envs.objects import BLOCK_DENSITY, BLOCK_SIZE, BOX_MASS
 from claw.envs.robot import MAX_HALF_OPENING, PAD_CLEARANCE
+from claw.envs.scene import MAX_SCENE_OBJECTS
 
 MakeEnv = Callable[..., TabletopEnv]
 
@@ -124,7 +125,7 @@ def test_action_space(make_env: MakeEnv, control: str, size: int) -> None:
 
 
 def test_state_observation_layout(make_env: MakeEnv) -> None:
-    env = make_env(max_objects=8)
+    env = make_env(max_objects=12)  # more rows than a scene may have objects: padding
     obs, info = env.reset(seed=0)
     space = env.observation_space
     assert isinstance(space, spaces.Dict) and set(space) == {"robot", "objects"}
@@ -139,8 +140,8 @@ def test_state_observation_layout(make_env: MakeEnv) -> None:
         "tcp_quat": (4,),
         "gripper_width": (1,),
     }
-    assert objects["pose"].shape == (8, 7) and objects["velocity"].shape == (8, 6)
-    assert objects["mask"].tolist() == [1] * 6 + [0] * 2
+    assert objects["pose"].shape == (12, 7) and objects["velocity"].shape == (12, 6)
+    assert objects["mask"].tolist() == [1] * 6 + [0] * 6
 
     # Objects in scene order, the same order as info["object_names"]; padding rows are zero.
     assert info["object_names"] == DEFAULT_NAMES == SceneSpec.load("default").object_names()
@@ -231,17 +232,11 @@ def test_unknown_reset_option_names_allowed_ones(make_env: MakeEnv) -> None:
         assert allowed in str(err.value)
 
 
-def test_more_objects_than_observed_is_invalid(make_env: MakeEnv) -> None:
-    with pytest.raises(InvalidSceneError, match="max_objects"):
+def test_padding_below_the_scene_limit_is_refused(make_env: MakeEnv) -> None:
+    with pytest.raises(ValueError, match=f"allowed: {MAX_SCENE_OBJECTS} or more, got 7"):
         TabletopEnv(scene="dense", max_objects=7)
-    env = make_env(max_objects=6)
-    env.reset(seed=0)
-    with pytest.raises(InvalidSceneError, match="at most 6"):
-        env.reset(seed=0, options={"scene": "dense"})
-    # The rejected scene is not kept: the next plain reset brings back the default one.
-    _, info = env.reset(seed=0)
-    assert info["object_names"] == DEFAULT_NAMES
-    assert make_env(scene="dense", max_objects=8).reset(seed=0)[0]["objects"]["mask"].all()
+    mask = make_env(scene="dense").reset(seed=0)[0]["objects"]["mask"]
+    assert mask.tolist() == [1] * 8 + [0] * (MAX_SCENE_OBJECTS - 8)
 
 
 @pytest.mark.parametrize(
