@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import Any
 
 import typer
+from typer.core import TyperGroup
 
 try:  # typer vendors click from 0.2x on; its errors are those classes
     from typer._click import exceptions as click_errors
@@ -20,13 +22,26 @@ from claw import __version__
 from claw.bench_commands import bench_app
 from claw.eval_commands import EVAL_COMMANDS, eval_app
 from claw.llm_commands import llm_app
-from claw.output import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, report_error
+from claw.output import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, INTERRUPTED, report_error
 from claw.run_command import run
 from claw.scene_commands import scene_app
 from claw.skills_commands import skills_app
 from claw.train_commands import train_command, tune_command
 
+
+class ClawGroup(TyperGroup):
+    """claw's commands. A Ctrl-C that a command did not report itself leaves here as
+    ``typer.Abort``, which ``main`` reports (typer would turn it into a silent exit 130)."""
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise typer.Abort from None
+
+
 app = typer.Typer(
+    cls=ClawGroup,
     name="claw",
     help="Natural-language instructions to robot skills on a MuJoCo tabletop.",
     no_args_is_help=True,
@@ -80,7 +95,7 @@ def main(argv: list[str] | None = None) -> None:
         report_error("invalid_input", exc.format_message() + hint, as_json=_json_flag(args))
         code = EXIT_BAD_INPUT
     except (typer.Abort, KeyboardInterrupt):
-        report_error("interrupted", "stopped by the user")
+        report_error(INTERRUPTED, "stopped by the user", as_json=_json_flag(args))
         code = EXIT_INTERRUPTED
     code = code if isinstance(code, int) else EXIT_OK
     completion = sys.modules.get("claw.planner.completion")

@@ -1,4 +1,5 @@
-"""What the CLI's commands share: exit codes, the one way errors are reported, safe text, tables.
+"""What the CLI's commands share: exit codes, the one way errors are reported, safe text, tables,
+and the files a command reads (which its outputs are kept apart from: ``envs.outputs``).
 
 Every command reports an error through :func:`report_error` (or the :func:`errors` context that
 calls it): one line ``error: KIND: MESSAGE`` on stderr, or, under ``--json``, one JSON object
@@ -12,15 +13,22 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from enum import Enum
-from typing import Any, NoReturn
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
+
+if TYPE_CHECKING:
+    from claw.envs.outputs import NamedPath
+    from claw.eval.suite import Suite
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_UNAVAILABLE = 0, 1, 2, 3
 EXIT_INTERRUPTED = 130
 
 UNAVAILABLE_KINDS = frozenset({"planner_unavailable", "invalid_plan", "ray_unavailable"})
 """Error kinds that are the planner's (or the cluster's) failure, not the user's input (exit 3)."""
+INTERRUPTED = "interrupted"
+"""The error kind of a run stopped with Ctrl-C (exit 130)."""
 
 
 class Prefer(str, Enum):
@@ -31,8 +39,10 @@ class Prefer(str, Enum):
 
 
 def exit_code(kind: str) -> int:
-    """The exit code of an error kind: 3 for the planner's or the cluster's failures, 2 for bad
-    input."""
+    """The exit code of an error kind: 3 for the planner's or the cluster's failures, 130 for
+    an interrupt, 2 for bad input."""
+    if kind == INTERRUPTED:
+        return EXIT_INTERRUPTED
     return EXIT_UNAVAILABLE if kind in UNAVAILABLE_KINDS else EXIT_BAD_INPUT
 
 
@@ -92,6 +102,27 @@ def errors(as_json: bool = False) -> Iterator[None]:
         yield
     except (ClawError, ValueError, OSError) as exc:
         fail(*error_of(exc), as_json=as_json)
+
+
+def scene_file(scene: str | None) -> NamedPath:
+    """A ``--scene`` (or scene argument) as an input for ``check_apart``: its file, if a file."""
+    is_file = scene is not None and Path(scene).expanduser().is_file()
+    return "the scene being read", Path(scene).expanduser() if is_file else None
+
+
+def cassettes(planners: list[str | None]) -> list[NamedPath]:
+    """The replay cassettes (``replay:FILE``) among ``planners``, as inputs for ``check_apart``."""
+    from claw.eval.planners import parse_planner
+
+    return [("the replay cassette being read", parse_planner(p).cassette) for p in planners]
+
+
+def suite_files(source: str, suite: Suite) -> list[NamedPath]:
+    """The files a suite was read from (the suite's, its cases' scene files), as inputs for
+    ``check_apart``."""
+    files: list[NamedPath] = [("the suite being read", source if Path(source).is_file() else None)]
+    scenes = {s for s in map(suite.scene_of, suite.cases) if isinstance(s, str)}
+    return files + [scene_file(scene) for scene in sorted(scenes)]
 
 
 def table(title: str, rows: list[tuple[str, Any]]) -> None:

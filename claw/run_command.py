@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -27,12 +28,18 @@ from claw.options import (
 from claw.output import (
     EXIT_FAILED,
     EXIT_OK,
+    INTERRUPTED,
+    cassettes,
     error_of,
     error_payload,
     exit_code,
     markup,
     report_error,
+    scene_file,
 )
+
+if TYPE_CHECKING:
+    from claw.planner.loop import RunResult
 
 
 def _exit_code(result: Any) -> int:
@@ -82,6 +89,41 @@ class LiveView:
             self.console.print(f"  why: {markup(result.reason)}")
 
 
+class SoFar:
+    """Passes a run's events on to the live view and keeps its plan and finished steps: the
+    result so far of a run stopped with Ctrl-C."""
+
+    def __init__(self, instruction: str, view: LiveView | None) -> None:
+        from claw.planner.loop import RunResult
+
+        self.view = view
+        self.result = RunResult(instruction=instruction, success=False)
+        self._start, self._sim = time.perf_counter(), 0.0
+
+    def __call__(self, kind: str, payload: Any) -> None:
+        from claw.planner.loop import StepReport
+
+        if kind == "plan":
+            self.result.goal = list(payload.goal)
+            self.result.plan = [call.model_copy(deep=True) for call in payload.steps]
+        elif kind == "replan":
+            self.result.replans += 1
+        elif kind == "step":
+            self.result.steps.append(StepReport.of(payload))
+            self._sim += payload.sim_seconds
+        if self.view is not None:
+            self.view(kind, payload)
+
+    def interrupted(self) -> RunResult:
+        """The result so far, its error ``interrupted``."""
+        from claw.planner.loop import RunError
+
+        self.result.sim_seconds = round(self._sim, 3)
+        self.result.wall_seconds = round(time.perf_counter() - self._start, 3)
+        self.result.error = RunError(kind=INTERRUPTED, message="stopped by the user")
+        return self.result
+
+
 def run(
     instruction: Annotated[
         str, typer.Argument(help="What to do, e.g. 'put the red block in the blue box'.")
@@ -120,13 +162,16 @@ def run(
 
     result = RunResult(instruction=instruction, success=False)
     view = None if as_json else LiveView()
+    events = SoFar(instruction, view)
     chosen = None
     try:
+        from claw.envs.outputs import check_apart
         from claw.envs.video import check_video_path
         from claw.eval.planners import make_planner
 
         if video is not None:
             check_video_path(video)
+            check_apart([scene_file(scene), *cassettes([planner])], [("video file", video)])
         if learn:
             from claw.library import SkillLibrary
 
@@ -135,13 +180,15 @@ def run(
         chosen = make_planner(planner, fallback=fallback, settings=settings)
         choice = prefer.value if prefer is not None else None
         result = _run(
-            instruction, scene, seed, chosen, max_replans, max_steps, video, viewer, choice, view
+            instruction, scene, seed, chosen, max_replans, max_steps, video, viewer, choice, events
         )
         if learn and result.error is None:
             _learn(instruction, result, seed, scene, chosen.name, view)
     except (ClawError, ValueError, OSError, RuntimeError) as exc:  # scene, video, no display
         kind, message = error_of(exc)
         result.error = RunError(kind=kind, message=message)
+    except KeyboardInterrupt:  # the result so far, reported as any error is
+        result = events.interrupted()
     if result.error is not None:  # one safe line, whichever layer found it
         safe = error_payload(result.error.kind, result.error.message)
         result.error = RunError(kind=safe["kind"], message=safe["message"])
@@ -172,7 +219,7 @@ def _run(
     video: Path | None,
     viewer: bool,
     prefer: str | None,
-    view: LiveView | None,
+    events: SoFar,
 ) -> Any:
     from claw.envs.tabletop import TabletopEnv
     from claw.envs.video import RecordEpisode
@@ -190,12 +237,12 @@ def _run(
             max_replans=max_replans,
             prefer=prefer,
             **({} if max_steps is None else {"max_steps": max_steps}),
-            on_event=view,
+            on_event=events,
         )
         if recorder is not None and result.error is None:
             recorder.save()
-            if view is not None:
-                view.console.print(f"video: {markup(video)}")
+            if events.view is not None:
+                events.view.console.print(f"video: {markup(video)}")
         return result
     finally:
         (recorder or env).close()

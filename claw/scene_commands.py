@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from claw.options import JsonFlag, seed_callback
-from claw.output import errors, markup
+from claw.output import errors, markup, scene_file
 
 scene_app = typer.Typer(
     help="Inspect scenes: the built-in ones or your YAML files.", no_args_is_help=True
@@ -42,11 +42,12 @@ def scene_show(
     import math
 
     with errors(as_json):
-        from claw.envs.outputs import check_output_file
+        from claw.envs.outputs import check_apart, check_output_file
         from claw.envs.scene import SceneSpec
 
         if image is not None:
             check_output_file(image, (".png",), what="image file")
+        check_apart([scene_file(scene)], [("image file", image)])
         spec = SceneSpec.load(scene)
         placed = spec.sample(seed)
         if image is not None:

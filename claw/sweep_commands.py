@@ -9,13 +9,25 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from claw.options import RayOption
-from claw.output import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, errors, markup, report_error
+from claw.output import (
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    cassettes,
+    errors,
+    markup,
+    report_error,
+    suite_files,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from claw.eval.compare import ResultRow
     from claw.eval.sweep import Cell
+
+TABLE = "table.json"
+"""The file in ``--out`` with every cell's overall metrics, one row each."""
 
 
 def eval_sweep(
@@ -34,13 +46,19 @@ def eval_sweep(
     from rich.console import Console
     from rich.progress import Progress
 
-    from claw.envs.outputs import check_output_dir
+    from claw.envs.outputs import check_apart, check_output_dir
     from claw.eval.compare import result_row
-    from claw.eval.sweep import load_sweep, run_sweep
+    from claw.eval.suite import load_suite
+    from claw.eval.sweep import cells, load_sweep, run_sweep
 
     with errors():
         sweep = load_sweep(sweep_file)
         check_output_dir(out, what="--out folder")
+        suites = {name: load_suite(name) for name in sweep.suites}
+        inputs = [("the sweep file being read", sweep_file), *cassettes(list(sweep.planners))]
+        inputs += [file for name, suite in suites.items() for file in suite_files(name, suite)]
+        written = [cell.path for cell in cells(sweep, out, suites)] + [out / TABLE]
+        check_apart(inputs, [("--out file", path) for path in written])
     console = Console()
     rows: list[ResultRow] = []
     failed = False
@@ -60,7 +78,7 @@ def eval_sweep(
             show_rows(rows, console, title=f"{sweep.name}: the cells finished")
             report_error("interrupted", f"after {len(rows)} cells; their files are in {out}")
             raise typer.Exit(EXIT_INTERRUPTED) from None
-    write_rows(out / "table.json", rows)
+    write_rows(out / TABLE, rows)
     show_rows(rows, console, title=f"{sweep.name}: {len(rows)} cells in {out}")
     raise typer.Exit(EXIT_FAILED if failed else EXIT_OK)
 

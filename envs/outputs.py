@@ -2,14 +2,15 @@
 
 Nothing here creates a parent folder: a user who names ``/nowhere/x.mp4`` gets an error, not a
 new ``/nowhere``. A folder output (``--report DIR``) may itself be created, inside a parent that
-exists.
+exists. An output may not be one of the command's inputs, nor another of its outputs
+(:func:`check_apart`).
 """
 
 from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from claw.envs.exceptions import InvalidOutputError
@@ -70,3 +71,42 @@ def check_output_dir(path: str | os.PathLike[str], what: str = "output folder") 
         _existing_folder(path.parent, what, path)
         _probe(path.parent, what, path)
     return path
+
+
+NamedPath = tuple[str, str | os.PathLike[str] | None]
+"""A path and how a message names it (``("the suite being read", "S.yaml")``); ``None``: none."""
+
+
+def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
+    """Whether ``a`` and ``b`` are one file: by identity where both exist, else by resolved path."""
+    try:
+        if os.path.exists(a) and os.path.exists(b):
+            return os.path.samefile(a, b)
+        return Path(a).resolve() == Path(b).resolve()
+    except (OSError, RuntimeError):  # a symlink loop: not the same as anything else
+        return os.path.abspath(a) == os.path.abspath(b)
+
+
+def check_apart(inputs: Iterable[NamedPath], outputs: Iterable[NamedPath]) -> None:
+    """Refuse, with :class:`InvalidOutputError`, an output that is an input or another output.
+
+    Args:
+        inputs: The files a command reads, each with its role (``"the suite being read"``).
+        outputs: The files it writes, each with its role (``"--json file"``), in option order.
+    """
+    sources = [(role, path) for role, path in inputs if path is not None]
+    written: list[tuple[str, str | os.PathLike[str]]] = []
+    for role, path in outputs:
+        if path is None:
+            continue
+        for source_role, source in sources:
+            if same_file(path, source):
+                raise InvalidOutputError(
+                    f"{role} {str(path)!r} is {source_role}; write to another file"
+                )
+        for other_role, other in written:
+            if same_file(path, other):
+                raise InvalidOutputError(
+                    f"{role} {str(path)!r} is also the {other_role}; name two different files"
+                )
+        written.append((role, path))

@@ -28,6 +28,10 @@ from claw.planner.completion import ModelSettings
 
 PLOTS_DIR, FAILURES_DIR = "plots", "failures"
 SUCCESS_PLOT, SIM_PLOT = "success_per_tag.png", "sim_seconds_per_case.png"
+MARKDOWN_FILE, HTML_FILE, RESULTS_FILE = "report.md", "report.html", "results.json"
+PLOTS = tuple(f"{PLOTS_DIR}/{name}" for name in (SUCCESS_PLOT, SIM_PLOT))
+WRITTEN = (MARKDOWN_FILE, HTML_FILE, RESULTS_FILE, *PLOTS)
+"""The files a report writes into its folder, besides ``failures/*.gif``."""
 
 
 def _percent(value: float) -> str:
@@ -116,7 +120,7 @@ def write_report(
         stale.unlink()
     date = date or datetime.now(timezone.utc)
 
-    results_path = folder / "results.json"
+    results_path = folder / RESULTS_FILE
     results_path.write_text(result.model_dump_json(indent=1))
     plots = {
         "success_per_tag": plots_dir / SUCCESS_PLOT,
@@ -128,8 +132,8 @@ def write_report(
 
     report = Report(
         folder=folder,
-        markdown=folder / "report.md",
-        html=folder / "report.html",
+        markdown=folder / MARKDOWN_FILE,
+        html=folder / HTML_FILE,
         results=results_path,
         plots=plots,
         failures=failures,
