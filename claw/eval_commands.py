@@ -27,11 +27,13 @@ from claw.output import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
     EXIT_OK,
+    cassettes,
     error_of,
     errors,
     fail,
     markup,
     report_error,
+    suite_files,
 )
 from claw.sweep_commands import eval_sweep
 
@@ -40,6 +42,7 @@ if TYPE_CHECKING:
 
     from claw.eval.compare import Comparison
     from claw.eval.runner import SuiteResult
+    from claw.eval.selection import Selection
     from claw.eval.suite import Suite
     from claw.planner.completion import ModelSettings
 
@@ -109,18 +112,44 @@ def eval_run(
             "GIF of every failed case (run again while recording) into this folder.",
         ),
     ] = None,
+    keyword: Annotated[
+        str | None,
+        typer.Option(
+            "-k",
+            metavar="EXPR",
+            help="Run only the cases whose id or tags match EXPR, as pytest's -k: substrings "
+            "(any case) joined by and, or, not and parentheses.",
+        ),
+    ] = None,
+    tags: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--tags",
+            metavar="T[,T...]",
+            help="Run only the cases with any of these tags (comma-separated or repeated).",
+        ),
+    ] = None,
+    limit: Annotated[
+        int | None,
+        typer.Option("--limit", min=1, metavar="N", help="Run only the first N cases selected."),
+    ] = None,
 ) -> None:
     """Run every case of a suite and judge it by its ground truth (goal or expected error).
 
     Exit 0 when every case succeeds, 1 when some fail, 2 for a bad suite, planner or output.
     """
-    from claw.envs.outputs import check_output_dir, check_output_file
+    from claw.envs.outputs import check_apart, check_output_dir, check_output_file
     from claw.eval.planners import parse_planner
+    from claw.eval.report import WRITTEN
+    from claw.eval.selection import select
     from claw.eval.suite import load_suite
 
     name = planner or "offline"
+    selection: Selection | None = None
     with errors():
         loaded = load_suite(suite)
+        if keyword is not None or tags or limit is not None:
+            loaded, selection = select(loaded, keyword, tags or [], limit)
         parse_planner(name)
         if json_file is not None:
             check_output_file(json_file, what="--json file")
@@ -128,6 +157,9 @@ def eval_run(
             check_output_file(record, what="--record file")
         if report is not None:
             check_output_dir(report, what="--report folder")
+        inputs = [*suite_files(suite, loaded), *cassettes([name])]
+        check_apart(inputs, [("--json file", json_file), ("--record file", record)])
+        check_apart(inputs, [("--report file", report / f) for f in WRITTEN] if report else [])
     settings = model_settings(api_base, timeout, temperature, max_tokens, structured, llm_mode)
     choice = prefer.value if prefer else None
     if learn:
@@ -135,7 +167,7 @@ def eval_run(
 
         with errors():
             SkillLibrary().check_writable()
-    _run(loaded, name, workers, json_file, report, record, choice, settings, ray, learn)
+    _run(loaded, name, workers, json_file, report, record, choice, settings, ray, learn, selection)
 
 
 @eval_app.command("compare")
@@ -156,14 +188,18 @@ def eval_compare(
     or more: their overall metrics side by side."""
     from rich.console import Console
 
-    from claw.envs.outputs import check_output_file
+    from claw.envs.outputs import check_apart, check_output_file
     from claw.eval.compare import compare_files, compare_many
+    from claw.eval.report import RESULTS_FILE
 
     with errors():
         if len(files) < 2:
             raise ValueError(f"compare needs at least two results, got {len(files)}")
         if json_file is not None:
             check_output_file(json_file, what="--json file")
+        read = [(f"result {i + 1} being compared", f / RESULTS_FILE if f.is_dir() else f)
+                for i, f in enumerate(files)]  # fmt: skip
+        check_apart(read, [("--json file", json_file)])
         if len(files) > 2:
             from claw.sweep_commands import show_rows, write_rows
 
@@ -195,6 +231,7 @@ def _run(
     settings: ModelSettings | None = None,
     ray: str | None = None,
     learn: bool = False,
+    selection: Selection | None = None,
 ) -> None:
     import time
 
@@ -232,6 +269,7 @@ def _run(
             )
         except ClawError as exc:  # e.g. an unreadable library met while running
             fail(*error_of(exc))
+    result.selection = selection
     if json_file is not None:  # first: finished results are never lost to a later problem
         with errors():
             _write_json(json_file, result.model_dump_json(indent=1))

@@ -128,12 +128,12 @@ def model_settings(
 def _ray_address(value: str | None) -> str | None:
     if value is None:
         return None
-    from claw.eval.ray_runner import check_address
+    from claw.eval.ray_connect import check_address
 
     try:
         return check_address(value)
     except ValueError as exc:
-        raise typer.BadParameter(str(exc).removeprefix(f"--ray got {value!r}: ")) from None
+        raise typer.BadParameter(str(exc)) from None
 
 
 RayOption = Annotated[
@@ -143,6 +143,7 @@ RayOption = Annotated[
         metavar="[ADDRESS]",
         callback=_ray_address,
         help="Run on Ray: alone, a local Ray started for the run; auto (the running cluster), "
-        "ray://HOST:10001 or HOST:PORT. Needs Ray (the ray extra).",
+        "ray://HOST:10001 or HOST:PORT, which has 30 s to answer (CLAW_RAY_TIMEOUT=SECONDS). "
+        "Needs Ray (the ray extra).",
     ),
 ]

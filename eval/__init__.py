@@ -13,9 +13,12 @@ from claw.eval.exceptions import (
     CassetteError,
     CassetteMiss,
     InvalidPlannerError,
+    InvalidRayOptionError,
     InvalidReportError,
+    InvalidSelectionError,
     InvalidSuiteError,
     RayUnavailableError,
+    RayUnreachableError,
 )
 from claw.eval.judging import judge
 from claw.eval.planners import PLANNERS, PlannerSpec, make_planner, parse_planner
@@ -33,10 +36,13 @@ __all__ = [
     "Comparison",
     "ExpectedPush",
     "InvalidPlannerError",
+    "InvalidRayOptionError",
     "InvalidReportError",
+    "InvalidSelectionError",
     "InvalidSuiteError",
     "PlannerSpec",
     "RayUnavailableError",
+    "RayUnreachableError",
     "Report",
     "Suite",
     "SuiteResult",

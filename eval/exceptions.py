@@ -17,6 +17,12 @@ class InvalidPlannerError(ClawError, ValueError):
     kind = "invalid_input"
 
 
+class InvalidSelectionError(ClawError, ValueError):
+    """A ``-k``, ``--tags`` or ``--limit`` that is malformed or selects no case of the suite."""
+
+    kind = "invalid_input"
+
+
 class CassetteError(ClawError, ValueError):
     """A cassette file that cannot be read (not JSON, not a cassette, not UTF-8)."""
 
@@ -38,7 +44,20 @@ class InvalidReportError(ClawError, ValueError):
     kind = "invalid_report"
 
 
+class InvalidRayOptionError(ClawError, ValueError):
+    """A ``--ray`` address in none of the forms taken, or a ``CLAW_RAY_TIMEOUT`` that is no
+    number of seconds."""
+
+    kind = "invalid_input"
+
+
 class RayUnavailableError(ClawError):
-    """``--ray`` without Ray installed, or a cluster that does not answer."""
+    """``--ray`` without Ray installed, or a cluster that cannot be used (a version mismatch)."""
 
     kind = "ray_unavailable"
+
+
+class RayUnreachableError(RayUnavailableError):
+    """A ``--ray`` address at which no cluster answers in time: the address is the bad input."""
+
+    kind = "ray_unreachable"

@@ -1,33 +1,41 @@
 """Suite cases as Ray tasks: the same cases, seeds and scenes as local workers, on a cluster.
 
-Cases run in tasks of one CPU, a few cases each. Results come back as tasks finish; a case whose
-worker or node dies is retried once by Ray and reported as failed if it dies again. Ray is
-imported only here, and only when a run asks for it (``claw eval --ray``, the ``ray`` extra).
+Cases run in tasks of one CPU, a few cases each, at the caller's niceness. Results come back as
+tasks finish; a case whose worker or node dies is retried once by Ray and reported as failed if
+it dies again, and a case that raises is that case's result. Joining Ray (addresses, deadline,
+logs, signals) is :mod:`claw.eval.ray_connect`'s, whose names are here too.
 """
 
 from __future__ import annotations
 
-import logging
-import os
 from collections.abc import Callable, Iterator
-from contextlib import closing, contextmanager
+from contextlib import closing
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
-from claw.eval.exceptions import RayUnavailableError
+from claw.eval.ray_connect import (
+    LOCAL,
+    check_address,
+    connect,
+    joined,
+    match_niceness,
+    niceness,
+    ray_module,
+    with_bare_ray_flag,
+)
 from claw.eval.suite import Case, Suite
+from claw.planner.text import clean_text
 
 if TYPE_CHECKING:
     from claw.eval.runner import CaseResult
     from claw.planner.completion import ModelSettings
 
-LOCAL = "local"
-"""``--ray`` without an address: a Ray instance started for this run on this machine."""
+# joining Ray is ray_connect's; its names stay importable from here too
+__all__ = ["LOCAL", "check_address", "connect", "joined", "ray_module", "with_bare_ray_flag"]
+
 RETRIES = 1
 """How often a case lost with its worker or node is run again before it is reported."""
-FORWARDED_ENV = ("CLAW_HOME", "CLAW_EMBEDDER", "CLAW_MODEL", "CLAW_API_BASE")
-"""claw's settings a worker on another node must see as the driver does."""
 
 
 class CaseOutcome(BaseModel):
@@ -39,97 +47,6 @@ class CaseOutcome(BaseModel):
     node: str = ""
     lost: str = ""
     """Why the case has no result (its worker or node died twice); empty when it ran."""
-
-
-def check_address(address: str) -> str:
-    """``address`` if it is one ``--ray`` takes: ``local``, ``auto``, ``ray://HOST:PORT`` or
-    ``HOST:PORT`` (a running head's GCS).
-
-    Raises:
-        ValueError: anything else, e.g. a suite name taken as the address.
-    """
-    host, _, port = address.removeprefix("ray://").rpartition(":")
-    if address in (LOCAL, "auto") or (host and port.isdigit()):
-        return address
-    raise ValueError(
-        f"--ray got {address!r}: an address is local, auto, ray://HOST:PORT or HOST:PORT "
-        "(write --ray=ADDRESS, or --ray after the suite)"
-    )
-
-
-def with_bare_ray_flag(args: list[str]) -> list[str]:
-    """Command-line ``args`` with a bare ``--ray`` (last, or before an option or a word that is
-    no address, e.g. the suite) written as ``--ray=local``."""
-    out = list(args)
-    for i, arg in enumerate(out):
-        if arg != "--ray":
-            continue
-        following = out[i + 1] if i + 1 < len(out) else "-"
-        try:
-            if not following.startswith("-"):
-                check_address(following)
-                continue
-        except ValueError:
-            pass
-        out[i] = f"--ray={LOCAL}"
-    return out
-
-
-def ray_module() -> Any:
-    """The ``ray`` module, imported now.
-
-    Raises:
-        RayUnavailableError: Ray is not installed.
-    """
-    try:
-        import ray
-    except ImportError:
-        raise RayUnavailableError(
-            "--ray needs Ray: pip install -e '.[ray]' (or pip install 'ray>=2.30')"
-        ) from None
-    return ray
-
-
-def connect(address: str = LOCAL, num_cpus: int | None = None) -> bool:
-    """Join the Ray cluster at ``address`` or start a local one with ``num_cpus`` CPUs.
-
-    Returns:
-        True when this call started or joined Ray (the caller shuts it down: :func:`joined`
-        does), False when this process was already connected.
-
-    Raises:
-        RayUnavailableError: Ray is not installed or the cluster does not answer.
-    """
-    ray = ray_module()
-    if ray.is_initialized():
-        return False
-    env = {name: os.environ[name] for name in FORWARDED_ENV if name in os.environ}
-    options: dict[str, Any] = {
-        "include_dashboard": False,
-        "logging_level": logging.ERROR,
-        "log_to_driver": False,
-        "runtime_env": {"env_vars": env} if env else None,
-    }
-    if address == LOCAL:
-        options.update(num_cpus=num_cpus, object_store_memory=256 * 1024**2)
-    try:
-        ray.init(address=None if address == LOCAL else address, **options)
-    except Exception as exc:  # ConnectionError, a timeout, a version mismatch ...
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise RayUnavailableError(f"Ray at {address!r} cannot be used: {first}") from None
-    return True
-
-
-@contextmanager
-def joined(address: str = LOCAL, num_cpus: int | None = None) -> Iterator[None]:
-    """Ray for the ``with`` block (see :func:`connect`), left again at its end (a local Ray
-    stopped) if this block joined it; a connection made before stays as it was."""
-    started = connect(address, num_cpus)
-    try:
-        yield
-    finally:
-        if started:
-            ray_module().shutdown()
 
 
 def cluster_cpus() -> int:
@@ -146,13 +63,10 @@ def _run_case(
     settings_json: str | None,
 ) -> CaseOutcome:
     """One case in a Ray worker, exactly as a local worker runs it."""
-    import ray
-
     from claw.eval.runner import _worker
 
     text, answers = _worker((suite_json, index, planner, record, prefer, settings_json))
-    node = ray.get_runtime_context().get_node_id()
-    return CaseOutcome(index=index, result_json=text, answers=answers, node=node)
+    return CaseOutcome(index=index, result_json=text, answers=answers, node=_node_id())
 
 
 CASES_PER_TASK = 4
@@ -167,10 +81,33 @@ def chunks(count: int, cpus: int) -> list[list[int]]:
 
 
 def _run_chunk(
-    case_fn: Callable[..., CaseOutcome], suite_json: str, indices: list[int], *args: Any
+    case_fn: Callable[..., CaseOutcome],
+    suite_json: str,
+    indices: list[int],
+    nice: int | None,
+    *args: Any,
 ) -> list[CaseOutcome]:
-    """Cases ``indices``, one after another in this worker."""
-    return [case_fn(suite_json, index, *args) for index in indices]
+    """Cases ``indices``, one after another in this worker at the caller's niceness ``nice``; a
+    case that raises is that case's result (:func:`claw.eval.runner.crashed`)."""
+    if nice is not None:
+        match_niceness(nice)
+    outcomes = []
+    for index in indices:
+        try:
+            outcomes.append(case_fn(suite_json, index, *args))
+        except Exception as exc:  # the case's own failure, never its neighbours' or the run's
+            from claw.eval.runner import crashed
+
+            case = Suite.model_validate_json(suite_json).cases[index]
+            text = crashed(case, exc).model_dump_json()
+            outcomes.append(CaseOutcome(index=index, result_json=text, node=_node_id()))
+    return outcomes
+
+
+def _node_id() -> str:
+    import ray
+
+    return str(ray.get_runtime_context().get_node_id())
 
 
 def run_cases(
@@ -183,14 +120,15 @@ def run_cases(
     case_fn: Callable[..., CaseOutcome] = _run_case,
 ) -> Iterator[CaseOutcome]:
     """Every case of the suite run by ``case_fn`` in Ray tasks (a few cases each, see
-    :func:`chunks`) where Ray places them; outcomes as their tasks finish.
+    :func:`chunks`) where Ray places them, at this process's niceness; outcomes as their tasks
+    finish.
 
     Ctrl-C (or leaving the loop early) cancels the cases not yet finished.
     """
     ray = ray_module()
     task = ray.remote(num_cpus=1, max_retries=RETRIES)(_run_chunk)
     suite_ref = ray.put(suite_json)
-    args = (planner, record, prefer, settings_json)
+    args = (niceness(), planner, record, prefer, settings_json)
     pending: dict[Any, list[int]] = {
         task.remote(case_fn, suite_ref, indices, *args): indices
         for indices in chunks(len(cases), cluster_cpus())
@@ -199,24 +137,30 @@ def run_cases(
         while pending:
             ready, _ = ray.wait(list(pending), num_returns=1)
             for ref in ready:
-                yield from _outcomes(ray, ref, pending.pop(ref))
+                yield from _outcomes(ray, ref, [(i, cases[i]) for i in pending.pop(ref)])
     finally:
         for ref in pending:
             ray.cancel(ref, force=True)
 
 
-def _outcomes(ray: Any, ref: Any, indices: list[int]) -> list[CaseOutcome]:
-    """A finished task's outcomes; a task that raised in a case re-raises it here, one lost
-    with its worker or node (after the retry) gives lost outcomes."""
+def _outcomes(ray: Any, ref: Any, cases: list[tuple[int, Case]]) -> list[CaseOutcome]:
+    """A finished task's outcomes (index, case): a task that raised gives each of its cases
+    that error as its result, one lost with its worker or node (after the retry) lost ones."""
+    from claw.eval.runner import crashed
+
     try:
         return ray.get(ref)
-    except ray.exceptions.RayTaskError as exc:  # a case itself raised: as a local run would
-        raise exc.as_instanceof_cause() from None
+    except ray.exceptions.RayTaskError as exc:  # Ray's text has a traceback and colours
+        cause = exc.cause if isinstance(exc.cause, BaseException) else exc
+        return [
+            CaseOutcome(index=i, result_json=crashed(case, cause).model_dump_json())
+            for i, case in cases
+        ]
     except ray.exceptions.RayError as exc:  # worker crashed, node died, object lost ...
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-        why = f"{type(exc).__name__}: {first}" if first else type(exc).__name__
+        first = next((line for line in str(exc).splitlines() if line.strip()), "")
+        why = f"{type(exc).__name__}: {clean_text(first, 300)}" if first else type(exc).__name__
         lost = f"lost twice with its worker or node ({why})"
-        return [CaseOutcome(index=index, lost=lost) for index in indices]
+        return [CaseOutcome(index=i, lost=lost) for i, _ in cases]
 
 
 def run_suite_cases(
@@ -251,6 +195,7 @@ def run_suite_cases(
                 result = CaseResult(id=case.id, tags=case.tags, success=False, reason=outcome.lost)
             else:
                 result = CaseResult.model_validate_json(outcome.result_json)
+            if outcome.node:  # where a task ran to its end
                 ran_on[outcome.node] = ran_on.get(outcome.node, 0) + 1
             results[outcome.index] = result
             recorded.update(outcome.answers)
