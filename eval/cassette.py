@@ -14,7 +14,7 @@ from typing import Any
 
 from claw.eval.exceptions import CassetteError, CassetteMiss
 from claw.library.files import atomic_write
-from claw.planner.text import load_json
+from claw.planner.text import read_json_file
 
 
 def key(model: str, messages: list[dict[str, str]]) -> str:
@@ -32,7 +32,7 @@ class Cassette:
         self.answers: dict[str, str] = {}
         if self.path.exists():
             try:
-                data = load_json(self.path.read_text(encoding="utf-8"))
+                data = read_json_file(self.path)
                 self.model = model or str(data.get("model", ""))
                 self.answers = {str(k): str(v) for k, v in dict(data.get("answers", {})).items()}
             except (OSError, ValueError, TypeError, AttributeError) as exc:

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ValidationError
 from claw.eval.exceptions import InvalidReportError
 from claw.eval.report import METRICS, RESULTS_FILE, format_metric
 from claw.eval.runner import SuiteResult
-from claw.planner.text import load_json
+from claw.planner.text import read_json_file
 
 
 def load_report(path: str | Path) -> SuiteResult:
@@ -19,7 +19,7 @@ def load_report(path: str | Path) -> SuiteResult:
     if path.is_dir():
         path = path / RESULTS_FILE
     try:
-        data = load_json(path.read_text(encoding="utf-8"))
+        data = read_json_file(path)
     except FileNotFoundError:
         raise InvalidReportError(f"report {path} not found") from None
     except (OSError, ValueError) as exc:  # not UTF-8, not JSON, nested too deep

@@ -172,7 +172,7 @@ def tune(
         n_envs=n_envs,
         eval_freq=eval_freq,
     )
-    open_study(job)  # created once, before workers race to create it
+    _open_first(job)
     parts = shares(trials, parallel)
     if on_ray:
         run_on_ray(job, parts)
@@ -183,6 +183,23 @@ def tune(
     else:
         run_trials(job, trials)
     return summarise_study(job)
+
+
+def _open_first(job: TuneJob) -> None:
+    """Create the study once, before workers race to create it.
+
+    Raises:
+        InvalidConfigError: a storage URL that cannot be opened (an unknown scheme, a database
+            that does not answer), in one line.
+    """
+    try:
+        open_study(job)
+    except Exception as exc:  # sqlalchemy's and optuna's many errors: the URL is the cause
+        first = next((line for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
+        raise InvalidConfigError(
+            f"--storage {job.storage!r} cannot be opened ({type(exc).__name__}: {first[:200]}); "
+            "allowed: a database URL Optuna takes (sqlite:///FILE, postgresql://..., mysql://...)"
+        ) from None
 
 
 def run_on_ray(job: TuneJob, parts: list[int]) -> None:

@@ -15,6 +15,7 @@ import os
 import re
 import unicodedata
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
@@ -28,6 +29,8 @@ MAX_JSON_DEPTH = 32
 claw's (a plan is 4 deep, a ``claw eval --json`` result 7); deeper is refused before parsing."""
 EXCERPT_CHARS = 10_000
 """The most of a model's answer that is sent back to it (in a repair or a replan)."""
+MAX_JSON_FILE_BYTES = 64 << 20
+"""The largest JSON file claw reads (a cassette, an eval result): 64 MiB."""
 
 _ESCAPES = re.compile(
     r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves, erasing
@@ -140,6 +143,21 @@ def check_depth(text: str, start: int = 0, limit: int = MAX_JSON_DEPTH) -> None:
             depth -= 1
             if depth <= 0:
                 return
+
+
+def read_json_file(path: str | Path, limit: int = MAX_JSON_FILE_BYTES) -> Any:
+    """The JSON document in a file, read as UTF-8 and at most ``limit`` bytes of it (a device
+    such as ``/dev/zero`` is never read whole), its depth checked before parsing.
+
+    Raises:
+        OSError: the file cannot be read (``FileNotFoundError`` where it does not exist).
+        ValueError: over ``limit`` bytes, not UTF-8, nested too deep, or not JSON.
+    """
+    with open(path, "rb") as handle:
+        raw = handle.read(limit + 1)
+    if len(raw) > limit:
+        raise ValueError(f"larger than {limit:,} bytes; allowed: at most {limit:,}")
+    return load_json(raw.decode("utf-8"))
 
 
 def load_json(text: str) -> Any:

@@ -216,6 +216,19 @@ def test_compare_on_deep_or_garbage_files_is_one_line(tmp_path: Path, name: str)
     assert str(files[name]) in line
 
 
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+def test_json_files_are_read_within_a_bound(tmp_path: Path) -> None:
+    """An endless file (a device) as a result to compare or a cassette to replay is refused
+    after 64 MiB read, never read whole."""
+    files = _deep_files(tmp_path)
+    result = claw("eval", "compare", "/dev/zero", files["deep"])
+    assert result.returncode == 2, result.stderr[-2000:]
+    assert "/dev/zero" in one_error_line(result, "invalid_report")
+    result = claw(RUN, "--planner", "replay:/dev/zero")
+    assert result.returncode == 2, result.stderr[-2000:]
+    assert "/dev/zero" in one_error_line(result, "invalid_input")
+
+
 @pytest.mark.parametrize("command", [(RUN,), ("eval", "SUITE")], ids=["run", "eval"])
 def test_replay_of_a_deep_cassette_is_one_line(tmp_path: Path, command: tuple[str, ...]) -> None:
     cassette = tmp_path / "deep.json"

@@ -275,3 +275,16 @@ def test_an_empty_claw_home_means_the_default(
     assert result.returncode == 0, result.stdout + result.stderr
     assert list(cwd.iterdir()) == []  # no ./library
     assert (tmp_path / "user" / ".claw" / "library" / "manifest.json").is_file()
+
+
+def test_a_tune_storage_that_cannot_be_opened_is_one_line(tmp_path: Path) -> None:
+    """A --storage URL Optuna cannot open is bad input, named, before any trial."""
+    result = subprocess.run(
+        [sys.executable, "-m", "claw", "tune", "reach", "--trials", "1", "--steps", "10",
+         "--storage", "bogus://x", "--study-dir", str(tmp_path / "study")],
+        capture_output=True, text=True, timeout=HANG_GUARD, cwd=tmp_path,
+    )  # fmt: skip
+    assert result.returncode == 2, result.stderr[-2000:]
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: invalid_config: --storage 'bogus://x'")
+    assert not list((tmp_path / "study").glob("trial*"))
