@@ -44,7 +44,8 @@ def local_ray() -> Iterator[None]:
 def test_basic_on_ray_gives_the_results_of_two_local_workers(
     local_ray: None, comparable: Callable[[SuiteResult], list[dict[str, Any]]]
 ) -> None:
-    suite = load_suite("basic")
+    basic = load_suite("basic")  # every other case: each family, at half the cost
+    suite = basic.model_copy(update={"cases": basic.cases[::2]})
     local = run_suite(suite, "offline", workers=2)
     on_ray = run_suite(suite, "offline", workers=2, ray="local")
     assert comparable(on_ray) == comparable(local)
