@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
 
+from claw.envs import GoalResult
 from claw.envs.exceptions import ClawError
 from claw.envs.predicates import Predicate
 from claw.envs.tabletop import TabletopEnv
@@ -26,7 +27,7 @@ from claw.library import policy_source
 from claw.library.composites import Composites
 from claw.planner.exceptions import PlanTooLongError
 from claw.planner.plan import MAX_PLAN_STEPS, Failure, Plan, check_plan_length, too_long_message
-from claw.skills.executor import SkillCall, StepResult, execute_calls
+from claw.skills.executor import ExecutionResult, SkillCall, StepResult, execute_calls
 
 SELF_CHECKED_SKILLS = frozenset({"push", "move_to", "open_gripper", "close_gripper", "home"})
 """Skills whose result is measured by the skill itself from the state: a push ends where it was
@@ -167,20 +168,9 @@ def run_instruction(
         if failed is not None and failed.error is not None and not result.steps[:-1]:
             result.error = RunError(kind=failed.error, message=failed.reason)
             return finish()
-        if failed is None:
-            check = env.check(result.goal)
-            if check.success or not result.goal:
-                break
-            # Every step ran, yet the goal does not hold: say so and plan again.
-            failure = Failure(
-                step=len(outcome.steps),
-                call="the plan",
-                reason=f"the goal does not hold: {check.reason}",
-            )
-        else:
-            failure = Failure(
-                step=len(outcome.steps), call=f"{failed.skill}({failed.args})", reason=failed.reason
-            )
+        failure = _failure_of(outcome, env, result.goal)
+        if failure is None:
+            break
         if result.replans >= max_replans:
             break
         result.replans += 1
@@ -195,6 +185,31 @@ def run_instruction(
         if not plan.steps:
             break
 
+    notify("goal", _judge(result, env))
+    return finish()
+
+
+def _failure_of(
+    outcome: ExecutionResult, env: TabletopEnv, goal: list[Predicate]
+) -> Failure | None:
+    """What went wrong in one pass of a plan, for a replan; ``None`` when nothing did (every
+    step ran and the goal holds, or there is no goal to check)."""
+    failed = outcome.failed
+    if failed is not None:
+        return Failure(
+            step=len(outcome.steps), call=f"{failed.skill}({failed.args})", reason=failed.reason
+        )
+    check = env.check(goal)
+    if check.success or not goal:
+        return None
+    # Every step ran, yet the goal does not hold: say so and plan again.
+    return Failure(
+        step=len(outcome.steps), call="the plan", reason=f"the goal does not hold: {check.reason}"
+    )
+
+
+def _judge(result: RunResult, env: TabletopEnv) -> GoalResult:
+    """Set the run's success and reason from the settled state; the goal's check, as reported."""
     check = env.check(result.goal)
     last_failed = bool(result.steps) and not result.steps[-1].success
     result.success = check.success and not last_failed
@@ -207,8 +222,7 @@ def run_instruction(
         if result.reason:
             result.success = False
             check = check.model_copy(update={"success": False, "reason": result.reason})
-    notify("goal", check)
-    return finish()
+    return check
 
 
 def _check_expanded_length(plan: Plan, composites: Composites, max_steps: int) -> None:

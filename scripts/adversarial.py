@@ -897,49 +897,45 @@ class Ctx:
     def _check_format(self, cmd: Cmd, run: Run, json_mode: bool, label: str) -> None:
         lines = [line for line in run.stderr.splitlines() if line.strip()]
         others = [line for line in lines if not line.startswith("note:")]
-        kind = message = None
         if json_mode:
-            try:
-                value = json.loads(run.stdout)
-            except ValueError:
-                self.fail(
-                    "format",
-                    f"{label}: --json but stdout is not one JSON value: "
-                    f"{_short(run.stdout, 120)!r}",
-                )
-                return
-            if _has_escape(value):
-                self.fail("ansi", f"{label}: an escape character inside its JSON output")
-            if run.rc in (2, 3):
-                error = value.get("error") if isinstance(value, dict) else None
-                if not isinstance(error, dict) or "kind" not in error or "message" not in error:
-                    self.fail(
-                        "format", f"{label}: exit {run.rc} under --json without an error object"
-                    )
-                    return
-                kind, message = str(error["kind"]), str(error["message"])
-                if "\n" in message or "\r" in message:
-                    self.fail("format", f"{label}: the JSON error message has several lines")
-                if any(ERROR_LINE.match(line) for line in lines):
-                    self.fail("format", f"{label}: the error is reported twice (JSON and stderr)")
-            if run.rc == 130 and not isinstance(value, dict):
-                self.fail("format", f"{label}: interrupted under --json without a JSON object")
+            error = self._json_error(run, lines, label)
         elif cmd.lenient_stderr:
-            pass
-        elif run.rc in (2, 3):
-            matches = [ERROR_LINE.match(line) for line in others]
-            if len(others) != 1 or not matches[0]:
-                self.fail(
-                    "format",
-                    f"{label}: exit {run.rc} with {len(others)} non-note stderr lines, "
-                    "not one `error: KIND: MESSAGE`: " + _short(" | ".join(others[:3]), 200),
-                )
-                found = [m for m in matches if m]
-                if found:
-                    kind, message = found[0].group(1), found[0].group(2)
-            else:
-                kind, message = matches[0].group(1), matches[0].group(2)
-        elif run.rc == 130:
+            error = None
+        else:
+            error = self._stderr_error(run, others, label)
+        if error is not None and run.rc in cmd.exits:
+            self._check_error(cmd, *error, label)
+
+    def _json_error(self, run: Run, lines: list[str], label: str) -> tuple[str, str] | None:
+        """The (kind, message) of a --json command's error object, its format checked."""
+        try:
+            value = json.loads(run.stdout)
+        except ValueError:
+            self.fail(
+                "format",
+                f"{label}: --json but stdout is not one JSON value: {_short(run.stdout, 120)!r}",
+            )
+            return None
+        if _has_escape(value):
+            self.fail("ansi", f"{label}: an escape character inside its JSON output")
+        if run.rc == 130 and not isinstance(value, dict):
+            self.fail("format", f"{label}: interrupted under --json without a JSON object")
+        if run.rc not in (2, 3):
+            return None
+        error = value.get("error") if isinstance(value, dict) else None
+        if not isinstance(error, dict) or "kind" not in error or "message" not in error:
+            self.fail("format", f"{label}: exit {run.rc} under --json without an error object")
+            return None
+        kind, message = str(error["kind"]), str(error["message"])
+        if "\n" in message or "\r" in message:
+            self.fail("format", f"{label}: the JSON error message has several lines")
+        if any(ERROR_LINE.match(line) for line in lines):
+            self.fail("format", f"{label}: the error is reported twice (JSON and stderr)")
+        return kind, message
+
+    def _stderr_error(self, run: Run, others: list[str], label: str) -> tuple[str, str] | None:
+        """The (kind, message) of the one `error:` line on stderr, its format checked."""
+        if run.rc == 130:
             if not any("interrupted" in line for line in others):
                 self.fail("format", f"{label}: exit 130 without an `interrupted` line on stderr")
             elif run.argv and run.argv[0] not in ("eval",) and len(others) != 1:
@@ -948,22 +944,35 @@ class Ctx:
                     f"{label}: exit 130 with {len(others)} stderr lines: "
                     f"{_short(' | '.join(others), 200)}",
                 )
-        if kind is not None and run.rc in cmd.exits:
-            if cmd.kinds and kind not in cmd.kinds:
-                self.fail(
-                    "wrong-error",
-                    f"{label}: kind {kind}, expected {sorted(cmd.kinds)}: "
-                    f"{_short(message or '', 120)}",
-                )
-            if cmd.message_has and cmd.message_has not in (message or ""):
-                self.fail(
-                    "wrong-error",
-                    f"{label}: message lacks {cmd.message_has!r}: {_short(message or '', 160)}",
-                )
-            if cmd.stderr_check:
-                problem = cmd.stderr_check(message or "")
-                if problem:
-                    self.fail("wrong-error", f"{label}: {problem}")
+            return None
+        if run.rc not in (2, 3):
+            return None
+        matches = [ERROR_LINE.match(line) for line in others]
+        if len(others) != 1 or not matches[0]:
+            self.fail(
+                "format",
+                f"{label}: exit {run.rc} with {len(others)} non-note stderr lines, "
+                "not one `error: KIND: MESSAGE`: " + _short(" | ".join(others[:3]), 200),
+            )
+        found = [m for m in matches if m]
+        return (found[0].group(1), found[0].group(2)) if found else None
+
+    def _check_error(self, cmd: Cmd, kind: str, message: str, label: str) -> None:
+        """The error's kind and message as the case expects."""
+        if cmd.kinds and kind not in cmd.kinds:
+            self.fail(
+                "wrong-error",
+                f"{label}: kind {kind}, expected {sorted(cmd.kinds)}: {_short(message, 120)}",
+            )
+        if cmd.message_has and cmd.message_has not in message:
+            self.fail(
+                "wrong-error",
+                f"{label}: message lacks {cmd.message_has!r}: {_short(message, 160)}",
+            )
+        if cmd.stderr_check:
+            problem = cmd.stderr_check(message)
+            if problem:
+                self.fail("wrong-error", f"{label}: {problem}")
 
     def _check_eval_json(self, cmd: Cmd, run: Run, label: str) -> None:
         assert cmd.eval_json is not None

@@ -76,8 +76,10 @@ class Interrupted:
         self.stdout += self.process.stdout.read()
         self.stderr = self.process.stderr.read()
         self.returncode = self.process.wait(timeout=HANG_GUARD)
-        if not self.signalled:  # it never got to the point where the signal is meant to land
-            pytest.skip(f"the command ended (exit {self.returncode}) before it could be stopped")
+        assert self.signalled, (  # it must still be at work when the sign of work appears
+            f"the command ended (exit {self.returncode}) before it could be stopped: "
+            f"{self.stderr[-500:]}"
+        )
         return self
 
     def first_line(self) -> str:
