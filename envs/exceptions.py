@@ -1,16 +1,12 @@
-"""The root of claw's errors, and the world's: scenes, objects, predicates, seeds, output paths.
+"""The world's errors: scenes, objects, predicates, YAML limits, seeds.
 
-Every expected error is a :class:`ClawError` with the ``kind`` that JSON output reports; each
-layer defines its own in its ``exceptions`` module.
+Each is a :class:`~claw.common.ClawError` (the root of claw's errors, in ``claw.common``) with the
+``kind`` that JSON output reports.
 """
 
 from __future__ import annotations
 
-
-class ClawError(Exception):
-    """Base class of claw's expected errors: bad input, unknown names, unavailable services."""
-
-    kind: str = "error"
+from claw.common.exceptions import ClawError
 
 
 class InvalidSceneError(ClawError, ValueError):
@@ -32,12 +28,6 @@ class PredicateError(ClawError, ValueError):
     """A predicate string that cannot be parsed, or names an unknown predicate or region."""
 
     kind = "invalid_predicate"
-
-
-class InvalidOutputError(ClawError, ValueError):
-    """An output path that cannot be written: refused before anything runs."""
-
-    kind = "invalid_output"
 
 
 class YamlLimitError(ClawError, ValueError):

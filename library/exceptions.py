@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from claw.envs.exceptions import ClawError
+from claw.common.exceptions import ClawError
 
 
 class LibraryError(ClawError, RuntimeError):

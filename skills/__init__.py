@@ -19,7 +19,7 @@ from claw.skills.base import (
     skill_names,
 )
 from claw.skills.exceptions import ArtifactError, InvalidParamsError, NoPlacement, UnknownSkillError
-from claw.skills.executor import ExecutionResult, SkillCall, StepResult, execute_calls
+from claw.skills.executor import ExecutionResult, SkillCall, execute_calls
 from claw.skills.learned import PolicySource, ShippedPolicies
 
 __all__ = [
@@ -34,7 +34,6 @@ __all__ = [
     "SkillCall",
     "SkillParams",
     "SkillResult",
-    "StepResult",
     "UnknownSkillError",
     "execute_calls",
     "get_skill",

@@ -1,13 +1,13 @@
-"""The ``Skill`` protocol every claw follows, its parameters and results, and a registry by name."""
+"""The ``Skill`` protocol every claw follows, its parameters and result, and a registry by name."""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Annotated, Any, ClassVar, Literal, TypeVar
+from typing import Annotated, Any, ClassVar, Generic, Literal, TypeVar, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from claw.envs.exceptions import ClawError
+from claw.common.exceptions import ClawError
 from claw.envs.state import unknown_object_error
 from claw.envs.tabletop import TabletopEnv
 from claw.skills.exceptions import UnknownSkillError
@@ -47,13 +47,26 @@ class NoParams(SkillParams):
     """For skills that take no parameters."""
 
 
+P = TypeVar("P", bound=SkillParams)
+"""A skill's parameters model: ``Skill[PickParams]`` takes ``PickParams``."""
+
+
 class SkillResult(BaseModel):
-    """What running a skill did, measured from the physics."""
+    """What one skill call did, measured from the physics, or why it could not run.
+
+    The one result of a step: a skill returns it with its measurements, the executor adds the
+    call's ``args`` (and, where the call could not run at all, the ``error`` kind), and
+    ``ExecutionResult.steps`` holds it as it came.
+    """
 
     skill: str
+    args: dict[str, Any] = Field(default_factory=dict)
+    """The call's arguments as they were passed (set by the executor and by ``Skill.__call__``)."""
     success: bool
     reason: str = ""
     """Why it failed, in words a person (or a planner) can act on; empty on success."""
+    error: str | None = None
+    """The error kind when the call did not validate (``unknown_skill``, ``unknown_object``...)."""
     sim_seconds: float = 0.0
     touched: list[str] = Field(default_factory=list)
     """Objects the claw touched while the skill ran."""
@@ -61,16 +74,18 @@ class SkillResult(BaseModel):
     """Measured quantities (errors, distances, the spot chosen, ...)."""
 
 
-class Skill(ABC):
+class Skill(ABC, Generic[P]):
     """A low-level claw: named, described for retrieval, parameterised, measured on physics.
 
-    Subclasses set ``name``, ``description``, ``Params`` (and ``kind``), implement ``execute``,
+    Subclasses name their parameters model as the type argument (``class Pick(Skill[PickParams])``,
+    which sets ``Params``), set ``name``, ``description`` (and ``kind``), implement ``execute``,
     and may refine ``preconditions``. Expected failures are results, not exceptions.
     """
 
     name: ClassVar[str]
     description: ClassVar[str]
     Params: ClassVar[type[SkillParams]] = NoParams
+    """The parameters model: the class's type argument ``P`` (``NoParams`` without one)."""
     kind: ClassVar[SkillKind] = "controller"
     implementation: ClassVar[str] = "controller"
     examples: ClassVar[tuple[str, ...]] = ()
@@ -84,7 +99,19 @@ class Skill(ABC):
         """
         return None
 
-    def check_names(self, object_names: list[str], params: SkillParams) -> list[ClawError]:
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Take ``Params`` from the type argument, as in ``class Pick(Skill[PickParams])``."""
+        super().__init_subclass__(**kwargs)
+        for base in cls.__dict__.get("__orig_bases__", ()):
+            origin, args = get_origin(base), get_args(base)
+            if not (isinstance(origin, type) and issubclass(origin, Skill) and args):
+                continue
+            if isinstance(args[0], type) and issubclass(args[0], SkillParams):
+                if "Params" in cls.__dict__ and cls.Params is not args[0]:
+                    raise TypeError(f"{cls.__name__}.Params is not its type argument {args[0]}")
+                cls.Params = args[0]
+
+    def check_names(self, object_names: list[str], params: P) -> list[ClawError]:
         """Problems with the names ``params`` uses (objects, regions), whatever the state."""
         return [
             unknown_object_error(name, object_names)
@@ -92,25 +119,29 @@ class Skill(ABC):
             if name not in object_names
         ]
 
-    def preconditions(self, env: TabletopEnv, params: SkillParams) -> list[str]:
+    def preconditions(self, env: TabletopEnv, params: P) -> list[str]:
         """Reasons the skill cannot run now in this scene; empty when it can."""
         return [str(e) for e in self.check_names(env.object_names, params)]
 
     @abstractmethod
-    def execute(self, env: TabletopEnv, params: SkillParams) -> SkillResult:
+    def execute(self, env: TabletopEnv, params: P) -> SkillResult:
         """Run the skill on the env's physics; success is measured, never assumed."""
 
-    def __call__(self, env: TabletopEnv, **kwargs: Any) -> SkillResult:
-        """Validate ``kwargs`` as ``Params`` and run: ``get_skill("pick")(env, object=...)``."""
-        params = self.Params(**kwargs)
+    def run(self, env: TabletopEnv, params: P) -> SkillResult:
+        """Check the preconditions on the state and, if they hold, ``execute``."""
         problems = self.preconditions(env, params)
         if problems:
             return SkillResult(skill=self.name, success=False, reason=problems[0])
         return self.execute(env, params)
 
+    def __call__(self, env: TabletopEnv, **kwargs: Any) -> SkillResult:
+        """Validate ``kwargs`` as ``Params`` and run: ``get_skill("pick")(env, object=...)``."""
+        params: P = self.Params(**kwargs)  # type: ignore[assignment]  # Params is P's class
+        return self.run(env, params).model_copy(update={"args": dict(kwargs)})
 
-S = TypeVar("S", bound=type[Skill])
-_REGISTRY: dict[str, dict[str, type[Skill]]] = {}
+
+S = TypeVar("S", bound=type[Skill[Any]])
+_REGISTRY: dict[str, dict[str, type[Skill[Any]]]] = {}
 
 
 def register_skill(cls: S) -> S:
@@ -127,7 +158,7 @@ def skill_names() -> list[str]:
     return sorted(_REGISTRY)
 
 
-def skill_implementations(name: str) -> dict[str, type[Skill]]:
+def skill_implementations(name: str) -> dict[str, type[Skill[Any]]]:
     """The registered implementations of a skill, by implementation name.
 
     Raises:
@@ -138,7 +169,7 @@ def skill_implementations(name: str) -> dict[str, type[Skill]]:
     return dict(_REGISTRY[name])
 
 
-def get_skill(name: str, implementation: str | None = None) -> Skill:
+def get_skill(name: str, implementation: str | None = None) -> Skill[Any]:
     """A fresh instance of a registered skill (the controller, unless another is asked for)."""
     implementations = skill_implementations(name)
     if implementation is None:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from pydantic import Field
 
 from claw.envs.robot import MAX_HALF_OPENING, PAD_CLEARANCE
 from claw.envs.tabletop import TabletopEnv
-from claw.skills.base import Skill, SkillParams, SkillResult, register_skill
+from claw.skills.base import NoParams, Skill, SkillParams, SkillResult, register_skill
 from claw.skills.motion import Claw
 
 MIN_TCP_HEIGHT = 0.02  # m: the fingertips end 1.5 cm below the tool point
@@ -17,7 +19,7 @@ CLOSED_WIDTH = PAD_CLEARANCE + 0.003  # m: pads this close have closed on nothin
 
 
 def result(
-    skill: Skill, claw: Claw, success: bool, reason: str = "", **details: object
+    skill: Skill[Any], claw: Claw, success: bool, reason: str = "", **details: object
 ) -> SkillResult:
     """A ``SkillResult`` with the simulated time and the touched objects read from ``claw``."""
     return SkillResult(
@@ -37,10 +39,9 @@ class MoveToParams(SkillParams):
 
 
 @register_skill
-class MoveTo(Skill):
+class MoveTo(Skill[MoveToParams]):
     name = "move_to"
     description = "Move the gripper's tool point to a position (x, y, z), claw pointing down."
-    Params = MoveToParams
     examples = (
         "move the gripper to x 0.5 y 0 z 0.2",
         "go to this position",
@@ -51,8 +52,7 @@ class MoveTo(Skill):
         "lower the claw",
     )
 
-    def preconditions(self, env: TabletopEnv, params: SkillParams) -> list[str]:
-        assert isinstance(params, MoveToParams)
+    def preconditions(self, env: TabletopEnv, params: MoveToParams) -> list[str]:
         problems = super().preconditions(env, params)
         if params.z < MIN_TCP_HEIGHT:
             problems.append(
@@ -66,8 +66,7 @@ class MoveTo(Skill):
             )
         return problems
 
-    def execute(self, env: TabletopEnv, params: SkillParams) -> SkillResult:
-        assert isinstance(params, MoveToParams)
+    def execute(self, env: TabletopEnv, params: MoveToParams) -> SkillResult:
         claw = Claw(env)
         goal = np.array([params.x, params.y, params.z])
         arrival = claw.move(goal, tolerance=ARRIVAL_TOLERANCE)
@@ -81,7 +80,7 @@ class MoveTo(Skill):
 
 
 @register_skill
-class OpenGripper(Skill):
+class OpenGripper(Skill[NoParams]):
     name = "open_gripper"
     description = "Open the claw's fingers fully, releasing whatever they hold."
     examples = (
@@ -94,7 +93,7 @@ class OpenGripper(Skill):
         "loosen the grip",
     )
 
-    def execute(self, env: TabletopEnv, params: SkillParams) -> SkillResult:
+    def execute(self, env: TabletopEnv, params: NoParams) -> SkillResult:
         claw = Claw(env)
         claw.open()
         settled = claw.wait_settled(arm=True)  # what it let go of lands first
@@ -109,7 +108,7 @@ class OpenGripper(Skill):
 
 
 @register_skill
-class CloseGripper(Skill):
+class CloseGripper(Skill[NoParams]):
     name = "close_gripper"
     description = "Close the claw's fingers until they stop, on an object or on each other."
     examples = (
@@ -122,7 +121,7 @@ class CloseGripper(Skill):
         "tighten the grip",
     )
 
-    def execute(self, env: TabletopEnv, params: SkillParams) -> SkillResult:
+    def execute(self, env: TabletopEnv, params: NoParams) -> SkillResult:
         claw = Claw(env)
         claw.close()
         settled = claw.wait_settled(arm=True)
@@ -148,7 +147,7 @@ class CloseGripper(Skill):
 
 
 @register_skill
-class Home(Skill):
+class Home(Skill[NoParams]):
     name = "home"
     description = "Return the arm to its rest pose above the table, claw pointing down."
     examples = (
@@ -162,7 +161,7 @@ class Home(Skill):
         "back to the initial position",
     )
 
-    def execute(self, env: TabletopEnv, params: SkillParams) -> SkillResult:
+    def execute(self, env: TabletopEnv, params: NoParams) -> SkillResult:
         claw = Claw(env)
         arrived = claw.move_joints(env.robot.rest_qpos)
         error = float(np.abs(env.data.qpos[env.robot.arm_qpos] - env.robot.rest_qpos).max())

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from claw.envs.exceptions import ClawError
+from claw.common.exceptions import ClawError
 
 
 class UnknownSkillError(ClawError, KeyError):

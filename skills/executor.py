@@ -8,9 +8,16 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from claw.envs.exceptions import ClawError
+from claw.common.exceptions import ClawError
 from claw.envs.tabletop import TabletopEnv
-from claw.skills.base import Skill, SkillParams, get_skill, skill_implementations, skill_names
+from claw.skills.base import (
+    Skill,
+    SkillParams,
+    SkillResult,
+    get_skill,
+    skill_implementations,
+    skill_names,
+)
 from claw.skills.exceptions import InvalidParamsError
 from claw.skills.learned import PolicySkill, PolicySource
 
@@ -28,28 +35,14 @@ class SkillCall(BaseModel):
         return f"{self.skill}({args})"
 
 
-class StepResult(BaseModel):
-    """What one call did: the skill's measured result, or why it could not run."""
-
-    skill: str
-    args: dict[str, Any]
-    success: bool
-    reason: str = ""
-    error: str | None = None
-    """The error kind when the call did not validate (``unknown_skill``, ``unknown_object``...)."""
-    sim_seconds: float = 0.0
-    touched: list[str] = Field(default_factory=list)
-    details: dict[str, Any] = Field(default_factory=dict)
-
-
 class ExecutionResult(BaseModel):
     """The steps that ran (up to and including the first failure) and whether all succeeded."""
 
-    steps: list[StepResult]
+    steps: list[SkillResult]
     success: bool
 
     @property
-    def failed(self) -> StepResult | None:
+    def failed(self) -> SkillResult | None:
         """The step that failed, if one did."""
         return next((s for s in self.steps if not s.success), None)
 
@@ -65,18 +58,22 @@ def _first(exc: ValidationError) -> str:
     return f"{field}: {first['msg']}"
 
 
-def _invalid(raw: SkillCall | dict[str, Any] | Any, exc: ClawError) -> StepResult:
+def _invalid(raw: SkillCall | dict[str, Any] | Any, exc: ClawError) -> SkillResult:
     """The result of a call that could not run, with the error's kind."""
     if isinstance(raw, SkillCall):
         skill, args = raw.skill, raw.args
     else:
         mapping = raw if isinstance(raw, Mapping) else {}
         skill = str(mapping.get("skill", "?"))
-        args = mapping.get("args") if isinstance(mapping.get("args"), dict) else {}
-    return StepResult(skill=skill, args=args, success=False, reason=str(exc), error=exc.kind)
+        given = mapping.get("args")
+        args = given if isinstance(given, dict) else {}
+    return SkillResult(skill=skill, args=args, success=False, reason=str(exc), error=exc.kind)
 
 
 PREFER_CHOICES: tuple[str, ...] = ("learned", "controller")
+
+Bound = tuple[Skill[Any], SkillParams]
+"""A skill with its validated parameters, ready to run."""
 
 
 class CompositeSource(Protocol):
@@ -114,7 +111,7 @@ def bind(
     prefer: str | None = None,
     measured: Mapping[tuple[str, str], float] | None = None,
     policies: PolicySource | None = None,
-) -> tuple[Skill, SkillParams]:
+) -> Bound:
     """The skill and validated parameters of a call; a policy skill's network is loaded from
     ``policies`` (``None``: the shipped policies; the run path passes the skill library).
 
@@ -172,14 +169,14 @@ def execute_calls(
             f"prefer must be one of {', '.join(PREFER_CHOICES)}, got {prefer!r}"
         )
     env = env.unwrapped  # type: ignore[assignment]
-    groups: list[tuple[SkillCall, str | None, list[SkillCall], list[tuple[Skill, SkillParams]]]]
+    groups: list[tuple[SkillCall, str | None, list[SkillCall], list[Bound]]]
     groups = []
     for raw in calls:
         try:
             call = raw if isinstance(raw, SkillCall) else SkillCall.model_validate(raw)
         except ValidationError as exc:
-            step = _invalid(raw, InvalidParamsError(f"malformed skill call: {_first(exc)}"))
-            return ExecutionResult(steps=[step], success=False)
+            malformed = InvalidParamsError(f"malformed skill call: {_first(exc)}")
+            return ExecutionResult(steps=[_invalid(raw, malformed)], success=False)
         try:
             key, steps = None, [call]
             if composites is not None and call.skill not in skill_names():
@@ -189,9 +186,9 @@ def execute_calls(
             return ExecutionResult(steps=[_invalid(raw, exc)], success=False)
         groups.append((call, key, steps, bound))
 
-    results: list[StepResult] = []
+    results: list[SkillResult] = []
     for call, key, steps, bound in groups:
-        ran: list[StepResult] = []
+        ran: list[SkillResult] = []
         for step, (skill, params) in zip(steps, bound, strict=True):
             ran.append(_run_step(env, step, skill, params))
             if not ran[-1].success:
@@ -208,16 +205,15 @@ def execute_calls(
     )
 
 
-def _run_step(env: TabletopEnv, call: SkillCall, skill: Skill, params: SkillParams) -> StepResult:
-    """Check a bound step's preconditions on the state and run it on the physics."""
-    problems = skill.preconditions(env, params)
-    if problems:
-        return StepResult(skill=call.skill, args=call.args, success=False, reason=problems[0])
-    outcome = skill.execute(env, params)
-    return StepResult(args=call.args, **outcome.model_dump(exclude={"skill"}), skill=call.skill)
+def _run_step(
+    env: TabletopEnv, call: SkillCall, skill: Skill[Any], params: SkillParams
+) -> SkillResult:
+    """Run a bound step (its preconditions checked on the state first), named by its call."""
+    outcome = skill.run(env, params)
+    return outcome.model_copy(update={"skill": call.skill, "args": dict(call.args)})
 
 
-def _composite_result(call: SkillCall, key: str, ran: list[StepResult], total: int) -> StepResult:
+def _composite_result(call: SkillCall, key: str, ran: list[SkillResult], total: int) -> SkillResult:
     """A composite's result: its steps' (each judged as usual); the first failure fails it."""
     failed = next((i for i, r in enumerate(ran) if not r.success), None)
     reason = ""
@@ -227,7 +223,7 @@ def _composite_result(call: SkillCall, key: str, ran: list[StepResult], total: i
         reason = f"step {failed + 1} of {total} of {key}, {step.skill}({args}), failed: "
         reason += step.reason
     touched = list(dict.fromkeys(name for r in ran for name in r.touched))
-    return StepResult(
+    return SkillResult(
         skill=call.skill,
         args=call.args,
         success=failed is None and len(ran) == total,

@@ -20,7 +20,7 @@ import numpy as np
 from claw.envs.robot import Array
 from claw.envs.tabletop import TabletopEnv
 from claw.envs.tasks import TASKS, GoalTask, ToolDriver
-from claw.skills.base import SkillParams, SkillResult, register_skill
+from claw.skills.base import P, Skill, SkillKind, SkillResult, register_skill
 from claw.skills.basic import MoveTo, MoveToParams
 from claw.skills.motion import Claw
 from claw.skills.policy import CONFIG_FILE, WEIGHTS_FILE, PolicyNetwork
@@ -53,20 +53,20 @@ class ShippedPolicies:
         return PolicyNetwork.load(POLICIES_DIR / cls.task_name)
 
 
-class PolicySkill:
-    """Mixin for skills run by a trained policy (put it before the controller class).
+class PolicySkill(Skill[P]):
+    """Base for skills run by a trained policy (put it before the controller class), generic in
+    the controller's parameters: ``class LearnedPush(PolicySkill[PushParams], Push)``.
 
     ``task_name`` names the training task (``claw train TASK``) and the shipped policy's folder.
     """
 
-    kind: ClassVar[str] = "policy"
+    kind: ClassVar[SkillKind] = "policy"
     implementation: ClassVar[str] = "learned"
     task_name: ClassVar[str]
     horizon: ClassVar[int]
     """Most policy steps per run: the training env's episode length."""
     lift_after: ClassVar[bool] = False
     """Raise the claw a little after the policy is done (to leave a pushed object alone)."""
-    name: ClassVar[str]
 
     @classmethod
     def bundled_artifacts(cls) -> list[Path]:
@@ -98,7 +98,7 @@ class PolicySkill:
 
     def prepare(self) -> None:
         """Load the network (before anything moves): the one given, else ``policies``', else the
-        shipped one. The run path (``claw.planner.run_instruction``) passes the skill library.
+        shipped one. The run path (``claw.runtime.run_instruction``) passes the skill library.
 
         Raises:
             ArtifactError: the weights are missing or differ from what was registered.
@@ -117,14 +117,14 @@ class PolicySkill:
         assert self._network is not None
         return self._network
 
-    def goal(self, env: TabletopEnv, params: SkillParams) -> tuple[GoalTask, Array]:
+    def goal(self, env: TabletopEnv, params: P) -> tuple[GoalTask, Array]:
         """The task and the goal the policy is asked to reach for these parameters."""
         raise NotImplementedError
 
     def judge(
         self,
         env: TabletopEnv,
-        params: SkillParams,
+        params: P,
         task: GoalTask,
         start: Array,
         goal: Array,
@@ -134,7 +134,7 @@ class PolicySkill:
         ``settled`` is False and the skill fails), the reason if not, and measured details."""
         raise NotImplementedError
 
-    def execute(self, env: TabletopEnv, params: SkillParams) -> SkillResult:
+    def execute(self, env: TabletopEnv, params: P) -> SkillResult:
         network, started = self.network(), float(env.data.time)
         task, goal = self.goal(env, params)
         start = task.achieved(env)
@@ -175,20 +175,19 @@ class PolicySkill:
 
 
 @register_skill
-class LearnedMoveTo(PolicySkill, MoveTo):
+class LearnedMoveTo(PolicySkill[MoveToParams], MoveTo):
     """``move_to`` by the trained reach policy: success within its trained 2 cm."""
 
     task_name = "reach"
     horizon = 50
 
-    def goal(self, env: TabletopEnv, params: SkillParams) -> tuple[GoalTask, Array]:
-        assert isinstance(params, MoveToParams)
+    def goal(self, env: TabletopEnv, params: MoveToParams) -> tuple[GoalTask, Array]:
         return TASKS[self.task_name](), np.array([params.x, params.y, params.z])
 
     def judge(
         self,
         env: TabletopEnv,
-        params: SkillParams,
+        params: MoveToParams,
         task: GoalTask,
         start: Array,
         goal: Array,
@@ -207,15 +206,14 @@ class LearnedMoveTo(PolicySkill, MoveTo):
 
 
 @register_skill
-class LearnedPush(PolicySkill, Push):
+class LearnedPush(PolicySkill[PushParams], Push):
     """``push`` by the trained push policy; success within the controller's 2 cm."""
 
     task_name = "push"
     horizon = 80
     lift_after = True
 
-    def goal(self, env: TabletopEnv, params: SkillParams) -> tuple[GoalTask, Array]:
-        assert isinstance(params, PushParams)
+    def goal(self, env: TabletopEnv, params: PushParams) -> tuple[GoalTask, Array]:
         task = TASKS[self.task_name](params.object)
         direction = np.array(DIRECTIONS[params.direction])
         return task, task.achieved(env) + params.distance * direction
@@ -223,13 +221,12 @@ class LearnedPush(PolicySkill, Push):
     def judge(
         self,
         env: TabletopEnv,
-        params: SkillParams,
+        params: PushParams,
         task: GoalTask,
         start: Array,
         goal: Array,
         settled: bool,
     ) -> tuple[bool, str, dict[str, Any]]:
-        assert isinstance(params, PushParams)
         # The controller's own test (``push_outcome``: within ``push.TOLERANCE``, 2 cm), not the
         # training task's 5 cm ``PushTask.threshold``.
         return push_outcome(

@@ -18,6 +18,7 @@ from claw.envs.robot import (
 )
 from claw.envs.state import ObjectState, WorldState
 from claw.envs.tabletop import TabletopEnv
+from claw.envs.world import held_object, supported_by
 from claw.skills.base import ObjectName, Skill, SkillParams, SkillResult, register_skill
 from claw.skills.basic import MIN_TCP_HEIGHT, result
 from claw.skills.motion import Claw, wrap_angle
@@ -28,23 +29,6 @@ APPROACH_CLEARANCE = 0.06  # m above everything when moving across the table
 GRASP_MARGIN = 0.025  # m opened beyond the object before closing on it
 TIGHT_GRASP_MARGIN = 0.014  # m opened beyond it where the wider opening has no room (in a box)
 FINGER_GAP = 0.004  # m kept between an open finger and anything it must not touch
-
-
-def held_object(world: WorldState) -> str | None:
-    """The object the claw holds now (measured: ``holding`` holds), if any."""
-    for name in world.objects:
-        if evaluate(Predicate.of("holding", name), world).holds:
-            return name
-    return None
-
-
-def supported_by(world: WorldState, name: str) -> list[str]:
-    """Objects resting on or in ``name``."""
-    return [
-        other
-        for other in world.objects
-        if other != name and evaluate(Predicate.of("on", other, name), world).holds
-    ]
 
 
 def safe_height(world: WorldState, exclude: str | None = None) -> float:
@@ -85,7 +69,7 @@ def finger_obstacles(world: WorldState, obj: ObjectState) -> list[tuple[str, np.
     Every other object standing higher than the object's bottom (the fingers reach down beside
     it), except that a box the object stands in counts only by its walls: its floor is below.
     """
-    found = []
+    found: list[tuple[str, np.ndarray]] = []
     for other in world.objects.values():
         if other.name == obj.name or other.top <= obj.bottom + 0.005:
             continue
@@ -162,13 +146,12 @@ class PickParams(SkillParams):
 
 
 @register_skill
-class Pick(Skill):
+class Pick(Skill[PickParams]):
     name = "pick"
     description = (
         "Pick up an object: approach it from above, grasp it by friction between the claw's "
         "two fingers, and lift it off the table."
     )
-    Params = PickParams
     examples = (
         "pick up the red block",
         "grab the cube",
@@ -182,8 +165,7 @@ class Pick(Skill):
         "collect the cube",
     )
 
-    def preconditions(self, env: TabletopEnv, params: SkillParams) -> list[str]:
-        assert isinstance(params, PickParams)
+    def preconditions(self, env: TabletopEnv, params: PickParams) -> list[str]:
         problems = super().preconditions(env, params)
         if problems:
             return problems
@@ -206,8 +188,7 @@ class Pick(Skill):
             return [f"{obj.name} is out of reach at ({obj.position[0]:.2f}, {obj.position[1]:.2f})"]
         return []
 
-    def execute(self, env: TabletopEnv, params: SkillParams) -> SkillResult:
-        assert isinstance(params, PickParams)
+    def execute(self, env: TabletopEnv, params: PickParams) -> SkillResult:
         claw = Claw(env)
         world = env.world_state()
         obj = world.get(params.object)

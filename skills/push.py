@@ -14,10 +14,11 @@ from claw.envs.regions import in_reach
 from claw.envs.robot import PAD_CLEARANCE
 from claw.envs.state import ObjectState, WorldState
 from claw.envs.tabletop import TabletopEnv
+from claw.envs.world import held_object
 from claw.skills.base import ObjectName, Skill, SkillParams, SkillResult, register_skill
 from claw.skills.basic import MIN_TCP_HEIGHT, result
 from claw.skills.motion import Claw, wrap_angle
-from claw.skills.pick import FINGER_FOOTPRINT, finger_footprints, held_object, safe_height
+from claw.skills.pick import FINGER_FOOTPRINT, finger_footprints, safe_height
 
 Direction = Literal["left", "right", "far", "near"]
 DIRECTIONS: dict[str, tuple[float, float]] = {
@@ -163,13 +164,12 @@ class PushParams(SkillParams):
 
 
 @register_skill
-class Push(Skill):
+class Push(Skill[PushParams]):
     name = "push"
     description = (
         "Push an object along the table in a direction (left, right, far, near) by a distance, "
         "sliding it with the closed claw without lifting it."
     )
-    Params = PushParams
     examples = (
         "push the red block to the left",
         "slide the cube 10 cm forward",
@@ -181,8 +181,7 @@ class Push(Skill):
         "bump the block a little further",
     )
 
-    def preconditions(self, env: TabletopEnv, params: SkillParams) -> list[str]:
-        assert isinstance(params, PushParams)
+    def preconditions(self, env: TabletopEnv, params: PushParams) -> list[str]:
         problems = super().preconditions(env, params)
         if problems:
             return problems
@@ -199,8 +198,7 @@ class Push(Skill):
             return [f"{blocker} is in the way of pushing {obj.name} {params.direction}"]
         return []
 
-    def execute(self, env: TabletopEnv, params: SkillParams) -> SkillResult:
-        assert isinstance(params, PushParams)
+    def execute(self, env: TabletopEnv, params: PushParams) -> SkillResult:
         claw = Claw(env)
         world = env.world_state()
         obj = world.get(params.object)

@@ -10,8 +10,9 @@ import pytest
 from pydantic import ValidationError
 
 from claw.envs import TabletopEnv
+from claw.skills.base import SkillResult
 from claw.skills.bench import bench_skills
-from claw.skills.executor import ExecutionResult, SkillCall, StepResult, execute_calls
+from claw.skills.executor import ExecutionResult, SkillCall, execute_calls
 from claw.skills.placement import RELATIONS
 
 PICK_PLACE_HOME: list[dict[str, Any]] = [
@@ -134,7 +135,7 @@ def test_stops_at_the_first_failure(crowded_env: TabletopEnv) -> None:
     assert len(result.steps) == 2  # home never ran
     assert result.steps[0].success
     failed = result.failed
-    assert isinstance(failed, StepResult)
+    assert isinstance(failed, SkillResult)
     assert failed is result.steps[1]
     assert failed.skill == "place"
     assert failed.error is None  # it validated; the physics said no

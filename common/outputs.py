@@ -13,7 +13,7 @@ import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from claw.envs.exceptions import InvalidOutputError
+from claw.common.exceptions import InvalidOutputError
 
 
 def _probe(folder: Path, what: str, path: Path) -> None:

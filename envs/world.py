@@ -1,0 +1,25 @@
+"""Queries of a :class:`~claw.envs.state.WorldState` that skills and planners ask: what the claw
+holds, and what rests on an object. Each is measured with the predicates (README, "Predicates"),
+so it agrees with the goal check."""
+
+from __future__ import annotations
+
+from claw.envs.predicates import Predicate, evaluate
+from claw.envs.state import WorldState
+
+
+def held_object(world: WorldState) -> str | None:
+    """The object the claw holds now (measured: ``holding`` holds), if any."""
+    for name in world.objects:
+        if evaluate(Predicate.of("holding", name), world).holds:
+            return name
+    return None
+
+
+def supported_by(world: WorldState, name: str) -> list[str]:
+    """Objects resting on or in ``name``."""
+    return [
+        other
+        for other in world.objects
+        if other != name and evaluate(Predicate.of("on", other, name), world).holds
+    ]
