@@ -20,15 +20,12 @@ if not has_display():
 from gymnasium.envs.registration import register, registry
 
 from claw.envs.exceptions import (
-    ClawError,
-    InvalidOutputError,
     InvalidSceneError,
     InvalidSeedError,
     PredicateError,
     UnknownObjectError,
     YamlLimitError,
 )
-from claw.envs.outputs import check_output_dir, check_output_file
 from claw.envs.predicates import (
     GoalResult,
     Predicate,
@@ -40,16 +37,29 @@ from claw.envs.predicates import (
 )
 from claw.envs.randomization import DomainRandomization
 from claw.envs.regions import REGIONS, WORKSPACE_X, WORKSPACE_Y, region_anchor, resolve_region
+from claw.envs.relations import (
+    Placing,
+    Relation,
+    find_relation,
+    register_relation,
+    registry_version,
+    relation,
+    relation_names,
+    relations,
+    unregister_relation,
+)
 from claw.envs.scene import ObjectSpec, PlacedObject, SceneSpec, builtin_scenes
 from claw.envs.seeding import SEED_MAX, check_seed
 from claw.envs.state import GripperState, ObjectState, WorldState
 from claw.envs.tabletop import TabletopEnv
+from claw.envs.world import held_object, supported_by
 
 TABLETOP_ID = "claw/Tabletop-v0"
 REACH_ID = "claw/Reach-v0"
 PUSH_ID = "claw/Push-v0"
 
-_ENVS = (  # id, entry point, kwargs, episode length
+# id, entry point, kwargs, episode length
+_ENVS: tuple[tuple[str, str, dict[str, str], int], ...] = (
     (TABLETOP_ID, "claw.envs.tabletop:TabletopEnv", {}, 500),
     (REACH_ID, "claw.envs.goal:GoalEnv", {"task": "reach"}, 50),
     (PUSH_ID, "claw.envs.goal:GoalEnv", {"task": "push"}, 80),
@@ -66,32 +76,39 @@ __all__ = [
     "TABLETOP_ID",
     "WORKSPACE_X",
     "WORKSPACE_Y",
-    "ClawError",
     "DomainRandomization",
     "GoalResult",
     "GripperState",
-    "InvalidOutputError",
     "InvalidSceneError",
     "InvalidSeedError",
     "ObjectSpec",
     "ObjectState",
     "PlacedObject",
+    "Placing",
     "Predicate",
     "PredicateError",
     "PredicateResult",
+    "Relation",
     "SceneSpec",
     "TabletopEnv",
     "UnknownObjectError",
     "WorldState",
     "YamlLimitError",
     "builtin_scenes",
-    "check_output_dir",
-    "check_output_file",
     "check_seed",
     "evaluate",
     "evaluate_goal",
+    "find_relation",
+    "held_object",
     "parse_goal",
     "parse_predicate",
     "region_anchor",
+    "register_relation",
+    "registry_version",
+    "relation",
+    "relation_names",
+    "relations",
     "resolve_region",
+    "supported_by",
+    "unregister_relation",
 ]

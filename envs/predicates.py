@@ -4,61 +4,123 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, model_serializer, model_validator
 
-from claw.envs import geometry
 from claw.envs.exceptions import PredicateError
-from claw.envs.regions import region_anchor, resolve_region
+from claw.envs.regions import resolve_region
+from claw.envs.relations import (
+    Relation,
+    find_relation,
+    key_of,
+    relation_names,
+    relations,
+    reserve_names,
+)
+from claw.envs.spatial import (  # the tolerances are the predicates' (README, "Predicates")
+    AT_RADIUS,
+    DIRECTION_MIN,
+    NEAR_GAP,
+    ON_TOLERANCE,
+    TABLE_TOLERANCE,
+    Check,
+    cm,
+    off_table,
+    rests_on,
+)
 from claw.envs.state import SETTLED_SPEED, ObjectState, WorldState, unknown_object_error
 
-ON_TOLERANCE = 0.01  # |a.bottom - b.top| for on(a, b)
-NEAR_GAP = 0.05  # footprint gap for next_to
-DIRECTION_MIN = 0.05  # least offset along the direction for left_of & co.
-AT_RADIUS = 0.06  # xy distance to a region's anchor for at
+__all__ = [
+    "ALIASES",
+    "AT_RADIUS",
+    "DIRECTION_MIN",
+    "HOLD_AXIS_DISTANCE",
+    "HOLD_HEIGHT",
+    "NEAR_GAP",
+    "ON_TOLERANCE",
+    "PREDICATES",
+    "TABLE_TOLERANCE",
+    "GoalResult",
+    "Predicate",
+    "PredicateResult",
+    "check_objects",
+    "evaluate",
+    "evaluate_goal",
+    "on_table",
+    "parse_goal",
+    "parse_predicate",
+    "predicate_signatures",
+]
+
 HOLD_HEIGHT = 0.03  # least height of a held object's bottom above the table
 HOLD_AXIS_DISTANCE = 0.03  # most distance of a held object's centre from the line between the pads
-TABLE_TOLERANCE = 0.01  # |a.bottom - table_z| for an object on the table
 
-# Canonical name -> (least, most) number of arguments; ``None`` = no upper bound.
-PREDICATES: dict[str, tuple[int, int | None]] = {
-    **dict.fromkeys(
-        ["on", "in", "next_to", "left_of", "right_of", "behind", "in_front_of", "at"], (2, 2)
-    ),
-    "stacked": (2, None),
-    "holding": (1, 1),
-}
-
-ALIASES: dict[str, str] = {
-    **dict.fromkeys(["inside", "inside_of", "into", "within"], "in"),
-    **dict.fromkeys(["beside", "near", "next", "adjacent_to", "by"], "next_to"),
-    **dict.fromkeys(["on_top_of", "on_top", "onto", "upon", "atop"], "on"),
-    **dict.fromkeys(["left", "to_the_left_of", "left_to"], "left_of"),
-    **dict.fromkeys(["right", "to_the_right_of", "right_to"], "right_of"),
-    **dict.fromkeys(["in_back_of", "behind_of", "beyond"], "behind"),
-    **dict.fromkeys(["in_front", "front_of", "before"], "in_front_of"),
+# The predicates that are not relations: canonical name -> (least, most) number of arguments
+# (``None``: no upper bound), and their aliases. The relations' are claw.envs.relations'.
+_OTHERS: dict[str, tuple[int, int | None]] = {"stacked": (2, None), "holding": (1, 1)}
+_OTHER_ALIASES: dict[str, str] = {
     **dict.fromkeys(["stack", "stacked_on", "tower"], "stacked"),
     **dict.fromkeys(["held", "holds", "grasping", "grasped"], "holding"),
 }
+reserve_names(*_OTHERS, *_OTHER_ALIASES)
 
-# Directional predicates: (axis compared, sign) — left = +y, right = -y, behind = +x, front = -x.
-_DIRECTIONS: dict[str, tuple[int, int]] = {
-    "left_of": (1, 1),
-    "right_of": (1, -1),
-    "behind": (0, 1),
-    "in_front_of": (0, -1),
-}
+
+class _Arities(Mapping[str, tuple[int, int | None]]):
+    """Every predicate's canonical name -> (least, most) arguments: the relations (2, 2), in
+    declaration order, then the others; read from the registry at each use."""
+
+    def _table(self) -> dict[str, tuple[int, int | None]]:
+        return {**dict.fromkeys(relation_names(), (2, 2)), **_OTHERS}
+
+    def __getitem__(self, name: str) -> tuple[int, int | None]:
+        return self._table()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._table())
+
+    def __len__(self) -> int:
+        return len(self._table())
+
+
+class _Aliases(Mapping[str, str]):
+    """Every predicate alias -> its canonical name (the relations' and the others')."""
+
+    def _table(self) -> dict[str, str]:
+        return {a: r.name for r in relations() for a in r.aliases} | _OTHER_ALIASES
+
+    def __getitem__(self, alias: str) -> str:
+        return self._table()[alias]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._table())
+
+    def __len__(self) -> int:
+        return len(self._table())
+
+
+PREDICATES: Mapping[str, tuple[int, int | None]] = _Arities()
+ALIASES: Mapping[str, str] = _Aliases()
+
+
+def predicate_signatures() -> tuple[str, ...]:
+    """Every predicate as the prompt lists it: ``on(a, b)``, ``at(a, REGION)``, ...,
+    ``stacked(a, b, ...)``, ``holding(a)``."""
+    others = (
+        f"{name}({', '.join('abcdefgh'[:least])}{'' if most else ', ...'})"
+        for name, (least, most) in _OTHERS.items()
+    )
+    return (*(r.signature for r in relations()), *others)
+
 
 _FORM = re.compile(r"^\s*([A-Za-z][\w \-]*?)\s*\((.*)\)\s*$", re.DOTALL)
 _QUOTES = "\"'`"
 
 
 def _canonical_name(name: str) -> str:
-    key = re.sub(r"[\s\-]+", "_", name.strip().lower())
+    key = key_of(name)
     key = ALIASES.get(key, key)
     if key not in PREDICATES:
         raise PredicateError(f"unknown predicate {name!r}; allowed: {', '.join(PREDICATES)}")
@@ -78,7 +140,8 @@ def _canonical(name: str, args: Iterable[str]) -> tuple[str, tuple[str, ...]]:
         )
     if any(not a for a in clean):
         raise PredicateError(f"empty argument in {key}({', '.join(clean)})")
-    if key == "at":
+    related = find_relation(key)
+    if related is not None and related.target == "region":
         clean = (clean[0], resolve_region(clean[1]))
     return key, clean
 
@@ -103,9 +166,8 @@ class Predicate(BaseModel):
             name, args = _parse_text(data)
             return {"name": name, "args": args}
         if isinstance(data, dict) and "name" in data and "args" in data:
-            args = data["args"]
-            args = [args] if isinstance(args, str) else args
-            name, args = _canonical(str(data["name"]), args)
+            given = data["args"]
+            name, args = _canonical(str(data["name"]), [given] if isinstance(given, str) else given)
             data = {**data, "name": name, "args": args}
         return data
 
@@ -128,8 +190,9 @@ class Predicate(BaseModel):
 
     @property
     def objects(self) -> tuple[str, ...]:
-        """The arguments that name objects (all but ``at``'s region)."""
-        return self.args[:1] if self.name == "at" else self.args
+        """The arguments that name objects (all but a region, ``at``'s)."""
+        related = find_relation(self.name)
+        return self.args[:1] if related is not None and related.target == "region" else self.args
 
 
 def _parse_text(text: Any) -> tuple[str, tuple[str, ...]]:
@@ -196,154 +259,36 @@ class GoalResult(BaseModel):
         return sum(r.holds for r in self.results) / len(self.results) if self.results else 1.0
 
 
-@dataclass(frozen=True)
-class _Check:
-    holds: bool
-    measured: dict[str, float]
-    reason: str
-
-
-def _cm(metres: float) -> str:
-    return f"{round(metres * 100, 1) + 0.0:.1f} cm"  # + 0.0: no "-0.0"
-
-
-def _xy_distance(a: ObjectState, b: ObjectState) -> float:
-    return float(np.linalg.norm(a.xy - b.xy))
-
-
-def _in(a: ObjectState, c: ObjectState) -> _Check:
-    measured = {"centre_offset": _xy_distance(a, c), "depth": c.rim - a.bottom}
-    if a.name == c.name:
-        return _Check(False, measured, f"{a.name} cannot be in itself")
-    if c.inner_half_width is None:
-        return _Check(False, measured, f"{c.name} is not a box")
-    if not geometry.point_in_polygon(a.xy, c.inner_footprint()):
-        return _Check(
-            False, measured, f"{a.name}'s centre is not inside {c.name}'s inner footprint"
-        )
-    if a.bottom >= c.rim:
-        return _Check(False, measured, f"{a.name}'s bottom is not below {c.name}'s rim")
-    return _Check(
-        True, measured, f"{a.name} is inside {c.name}, {_cm(measured['depth'])} below its rim"
-    )
-
-
-def _on(a: ObjectState, b: ObjectState) -> _Check:
-    if b.type == "box":
-        return _in(a, b)
-    offset = a.bottom - b.top
-    measured = {"height_offset": offset, "centre_offset": _xy_distance(a, b)}
-    if a.name == b.name:
-        return _Check(False, measured, f"{a.name} cannot be on itself")
-    if abs(offset) > ON_TOLERANCE:
-        return _Check(
-            False,
-            measured,
-            f"{a.name}'s bottom is {_cm(abs(offset))} {'above' if offset > 0 else 'below'} "
-            f"{b.name}'s top (> {_cm(ON_TOLERANCE)})",
-        )
-    if not geometry.point_in_polygon(a.xy, b.footprint()):
-        return _Check(False, measured, f"{a.name}'s centre is not over {b.name}'s footprint")
-    return _Check(True, measured, f"{a.name} rests on {b.name} (height offset {_cm(offset)})")
-
-
-def _supporter(a: ObjectState, world: WorldState) -> ObjectState | None:
-    """The first other object that ``a`` is on or in, if any."""
-    for other in world.objects.values():
-        if other.name != a.name and _on(a, other).holds:
-            return other
-    return None
-
-
-def _off_table(obj: ObjectState, world: WorldState) -> str | None:
-    """Why ``obj`` is not on the table, or ``None`` when it is."""
-    support = _supporter(obj, world)
-    if support is not None:
-        return f"{obj.name} is not on the table (it is on/in {support.name})"
-    height = obj.bottom - world.table_z
-    if abs(height) > TABLE_TOLERANCE:
-        return f"{obj.name} is not on the table (its bottom is {_cm(height)} above it)"
-    return None
-
-
 def on_table(obj: ObjectState, world: WorldState) -> bool:
     """True when ``obj``'s bottom is within TABLE_TOLERANCE of the table and it is on/in nothing."""
-    return _off_table(obj, world) is None
+    return off_table(obj, world) is None
 
 
-def _next_to(world: WorldState, a: ObjectState, b: ObjectState) -> _Check:
-    gap = geometry.polygon_gap(a.footprint(), b.footprint())
-    measured = {"gap": gap, "bottom_height": a.bottom - world.table_z}
-    if a.name == b.name:
-        return _Check(False, measured, f"{a.name} cannot be next to itself")
-    for x, y in ((a, b), (b, a)):
-        if _on(x, y).holds:
-            return _Check(False, measured, f"{x.name} is on/in {y.name}")
-    off_table = _off_table(a, world)
-    if off_table is not None:
-        return _Check(False, measured, off_table)
-    holds = gap <= NEAR_GAP
-    sign = "≤" if holds else ">"
-    return _Check(holds, measured, f"gap {_cm(gap)} {sign} {_cm(NEAR_GAP)}")
-
-
-def _direction(name: str) -> Callable[[WorldState, ObjectState, ObjectState], _Check]:
-    axis, sign = _DIRECTIONS[name]
-    along, across = ("dx", "dy") if axis == 0 else ("dy", "dx")
-    words = name.replace("_", " ")
-
-    def check(world: WorldState, a: ObjectState, b: ObjectState) -> _Check:
-        offset = sign * float(a.position[axis] - b.position[axis])
-        lateral = abs(float(a.position[1 - axis] - b.position[1 - axis]))
-        measured = {along: offset, across: lateral}
-        if a.name == b.name:
-            return _Check(False, measured, f"{a.name} cannot be {words} itself")
-        if _on(a, b).holds:
-            return _Check(False, measured, f"{a.name} is on/in {b.name}")
-        said = f"{a.name} is {_cm(offset)} {words} {b.name}"
-        if offset < DIRECTION_MIN:
-            return _Check(False, measured, f"{said} (< {_cm(DIRECTION_MIN)})")
-        if offset < lateral:
-            return _Check(False, measured, f"{said}, less than its {_cm(lateral)} sideways offset")
-        return _Check(True, measured, f"{said} (≥ {_cm(DIRECTION_MIN)}, ≥ {_cm(lateral)} sideways)")
-
-    return check
-
-
-def _at(world: WorldState, a: ObjectState, region: str) -> _Check:
-    anchor = np.asarray(region_anchor(region))
-    distance = float(np.linalg.norm(a.xy - anchor))
-    holds = distance <= AT_RADIUS
-    sign = "≤" if holds else ">"
-    reason = f"{a.name} is {_cm(distance)} from the {region} anchor ({sign} {_cm(AT_RADIUS)})"
-    return _Check(holds, {"distance": distance}, reason)
-
-
-def _stacked(world: WorldState, *objs: ObjectState) -> _Check:
+def _stacked(world: WorldState, *objs: ObjectState) -> Check:
     required = len(objs) - 1
     if len({o.name for o in objs}) < len(objs):
-        return _Check(False, {"levels": 0.0, "required": float(required)}, "repeated object")
+        return Check(False, {"levels": 0.0, "required": float(required)}, "repeated object")
     tower = sorted(objs, key=lambda o: o.bottom)
     levels = 0
     failure = ""
     for lower, upper in itertools.pairwise(tower):
-        check = _on(upper, lower)
+        check = rests_on(upper, lower)
         if check.holds:
             levels += 1
         elif not failure:
             failure = check.reason
     measured = {"levels": float(levels), "required": float(required)}
     if failure:
-        return _Check(False, measured, f"{levels}/{required} levels stacked; {failure}")
-    return _Check(True, measured, f"{' on '.join(o.name for o in reversed(tower))}")
+        return Check(False, measured, f"{levels}/{required} levels stacked; {failure}")
+    return Check(True, measured, f"{' on '.join(o.name for o in reversed(tower))}")
 
 
-def _holding(world: WorldState, a: ObjectState) -> _Check:
+def _holding(world: WorldState, a: ObjectState) -> Check:
     height = a.bottom - world.table_z
     measured = {"bottom_height": height}
     gripper = world.gripper
     if gripper is None:
-        return _Check(False, measured, "no gripper state")
+        return Check(False, measured, "no gripper state")
     axis = gripper.right_tip - gripper.left_tip
     rel = a.position - gripper.left_tip
     t = float(rel @ axis / max(float(axis @ axis), 1e-18))
@@ -355,32 +300,24 @@ def _holding(world: WorldState, a: ObjectState) -> _Check:
         if a.name not in contacts
     ]
     if missing:
-        return _Check(
-            False, measured, f"{a.name} does not touch the {' and '.join(missing)} finger"
-        )
+        return Check(False, measured, f"{a.name} does not touch the {' and '.join(missing)} finger")
     if not 0.0 <= t <= 1.0 or off_axis > HOLD_AXIS_DISTANCE:
-        return _Check(False, measured, f"{a.name}'s centre is not between the finger pads")
+        return Check(False, measured, f"{a.name}'s centre is not between the finger pads")
     if height < HOLD_HEIGHT:
-        return _Check(
+        return Check(
             False,
             measured,
-            f"{a.name}'s bottom is {_cm(height)} above the table (< {_cm(HOLD_HEIGHT)})",
+            f"{a.name}'s bottom is {cm(height)} above the table (< {cm(HOLD_HEIGHT)})",
         )
-    return _Check(True, measured, f"{a.name} is held {_cm(height)} above the table")
+    return Check(True, measured, f"{a.name} is held {cm(height)} above the table")
 
 
-def _binary(fn: Callable[[ObjectState, ObjectState], _Check]) -> Callable[..., _Check]:
-    return lambda world, a, b: fn(a, b)
+_EVALUATORS: dict[str, Callable[..., Check]] = {"stacked": _stacked, "holding": _holding}
 
 
-_EVALUATORS: dict[str, Callable[..., _Check]] = {
-    "on": _binary(_on),
-    "in": _binary(_in),
-    "next_to": _next_to,
-    **{name: _direction(name) for name in _DIRECTIONS},
-    "stacked": _stacked,
-    "holding": _holding,
-}
+def _target(related: Relation, name: str, world: WorldState) -> ObjectState | str:
+    """A relation's target: the object ``name``, or the region's name."""
+    return name if related.target == "region" else world.get(name)
 
 
 def evaluate(pred: Predicate | str, world: WorldState) -> PredicateResult:
@@ -392,10 +329,12 @@ def evaluate(pred: Predicate | str, world: WorldState) -> PredicateResult:
     """
     pred = pred if isinstance(pred, Predicate) else parse_predicate(pred)
     check_objects(pred, world.objects)
-    if pred.name == "at":
-        check = _at(world, world.get(pred.args[0]), pred.args[1])
-    else:
+    related = find_relation(pred.name)
+    if related is None:
         check = _EVALUATORS[pred.name](world, *(world.get(n) for n in pred.args))
+    else:
+        a, target = pred.args
+        check = related.check(world, world.get(a), _target(related, target, world))
     measured = {k: round(float(v), 6) + 0.0 for k, v in check.measured.items()}
     return PredicateResult(
         predicate=str(pred), holds=check.holds, measured=measured, reason=check.reason
@@ -424,7 +363,7 @@ def evaluate_goal(goal: Iterable[str | Predicate], world: WorldState) -> GoalRes
     if failed is not None:
         reason = f"{failed.predicate} does not hold: {failed.reason}"
     elif not settled:
-        reason = f"the scene has not settled (fastest object at {_cm(world.max_speed)}/s)"
+        reason = f"the scene has not settled (fastest object at {cm(world.max_speed)}/s)"
     elif held and not holding_asked:
         reason = f"the gripper still holds {', '.join(held)}"
     else:

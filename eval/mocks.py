@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from claw.envs.relations import relations
 from claw.envs.tabletop import TabletopEnv
 from claw.eval.suite import Case
 from claw.library.composite import CompositeBody, compress
@@ -89,9 +90,11 @@ def literal_planner(case: Case, env: TabletopEnv) -> LLMPlanner:
 def oracle_planner(case: Case, env: TabletopEnv) -> LLMPlanner:
     """``mock:oracle``: the LLM planner answered by :func:`oracle_answer` at every call, through
     the composites its prompt offers where one fits."""
-    planner = LLMPlanner(
-        MOCK_MODEL, mock=lambda messages: oracle_answer(case, env, planner.offered), backoff=0.0
-    )
+
+    def answer(messages: list[dict[str, str]]) -> str:
+        return oracle_answer(case, env, planner.offered)
+
+    planner: LLMPlanner = LLMPlanner(MOCK_MODEL, mock=answer, backoff=0.0)
     return planner
 
 
@@ -103,7 +106,12 @@ CORRUPTIONS = (
     "unknown_skill",
     "malformed_json",
 )
-RELATIONS = ("on", "in", "next_to", "left_of", "right_of", "behind", "in_front_of")
+
+
+def swap_relations() -> tuple[str, ...]:
+    """The relations a ``wrong_relation`` corruption swaps a place's for: those of an object
+    (not a region's, whose target would not read), in declaration order."""
+    return tuple(r.name for r in relations() if r.target == "object")
 
 
 def _rng(case: Case, salt: str) -> np.random.Generator:
@@ -139,7 +147,7 @@ def corrupt(answer: str, rng: np.random.Generator, names: list[str]) -> tuple[st
         step["args"][key] = str(rng.choice([n for n in names if n != step["args"][key]]))
     elif kind == "wrong_relation":
         step = steps[pick_step(with_relation)]
-        others = [r for r in RELATIONS if r != step["args"]["relation"]]
+        others = [r for r in swap_relations() if r != step["args"]["relation"]]
         step["args"]["relation"] = str(rng.choice(others))
     elif kind == "missing_step":
         steps.pop(int(rng.integers(len(steps))))

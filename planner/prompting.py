@@ -7,19 +7,21 @@ from the live env and the skill registry.
 from __future__ import annotations
 
 import re
+import textwrap
 from importlib import resources
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from claw.envs.exceptions import ClawError, UnknownObjectError
-from claw.envs.predicates import Predicate, evaluate
+from claw.common.exceptions import ClawError
+from claw.envs.exceptions import UnknownObjectError
+from claw.envs.predicates import Predicate, evaluate, predicate_signatures
 from claw.envs.tabletop import TabletopEnv
+from claw.envs.world import held_object
 from claw.planner.exceptions import AmbiguousError, UnparseableError, UnsupportedError
 from claw.planner.text import clean_text
 from claw.skills.base import get_skill
 from claw.skills.executor import SkillCall
-from claw.skills.pick import held_object
 
 
 class PlanError(BaseModel):
@@ -39,9 +41,22 @@ class Reply(BaseModel):
     error: PlanError | None = None
 
 
+PROMPT_WIDTH = 99
+"""The width the prompt templates are wrapped at (a line filled in is wrapped again to it)."""
+_PREDICATES = re.compile(r"^.*\{predicates\}.*$", re.MULTILINE)
+
+
 def template(name: str) -> str:
-    """A prompt template from ``prompts/``."""
-    return (resources.files("claw.prompts") / f"{name}.md").read_text()
+    """A prompt template from ``prompts/``; a line with ``{predicates}`` gets the goal
+    predicates (:func:`~claw.envs.predicates.predicate_signatures`), wrapped."""
+    text = (resources.files("claw.prompts") / f"{name}.md").read_text()
+    return _PREDICATES.sub(_predicate_lines, text)
+
+
+def _predicate_lines(line: re.Match[str]) -> str:
+    """A template's ``{predicates}`` line, filled in and wrapped to :data:`PROMPT_WIDTH`."""
+    filled = line.group().replace("{predicates}", ", ".join(predicate_signatures()))
+    return textwrap.fill(filled, PROMPT_WIDTH, break_long_words=False, break_on_hyphens=False)
 
 
 def example_turns() -> list[dict[str, str]]:

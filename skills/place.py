@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import math
-from typing import Annotated, Literal
+from typing import Annotated, Any
 
 import numpy as np
-from pydantic import Field
+from pydantic import Field, GetCoreSchemaHandler, GetJsonSchemaHandler
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import PydanticCustomError, core_schema
 
-from claw.envs.exceptions import ClawError
+from claw.common.exceptions import ClawError
 from claw.envs.predicates import Predicate, evaluate
 from claw.envs.regions import region_anchor, resolve_region
+from claw.envs.relations import relation, relation_names, relations
 from claw.envs.robot import PAD_REACH
 from claw.envs.state import WorldState, unknown_object_error
 from claw.envs.tabletop import TabletopEnv
+from claw.envs.world import held_object
 from claw.skills.base import RegionRef, Skill, SkillParams, SkillResult, register_skill
 from claw.skills.basic import result
 from claw.skills.exceptions import NoPlacement
@@ -21,18 +25,62 @@ from claw.skills.motion import Claw, wrap_angle
 from claw.skills.pick import (
     GRASP_MARGIN,
     MAX_GRASP_WIDTH,
-    held_object,
     object_width,
     safe_height,
 )
-from claw.skills.placement import find_placement
+from claw.skills.placement import CLEARANCE, find_placement
 
-Relation = Literal["on", "in", "next_to", "left_of", "right_of", "behind", "in_front_of", "at"]
 INSIDE_MARGIN = 0.014  # m the fingers open beyond the object to release it inside a box
 INSIDE_CLEARANCE = 0.008  # m kept from other objects inside a box
 DROP_HEIGHT = 0.004  # m between the object's bottom and its support when the claw lets go
 RIM_DROP = 0.004  # m between a box's rim and the object's bottom (and the pads) when dropped in
 RETREAT = 0.08  # m the claw rises after letting go
+
+
+def _listed(words: list[str], last: str) -> str:
+    """``a, b or c``: words joined by commas, ``last`` before the last one."""
+    return f" {last} ".join([", ".join(words[:-1]), words[-1]] if len(words) > 1 else words)
+
+
+class RelationName:
+    """Marks the name of a relation: validated against :mod:`claw.envs.relations`' registry at
+    each use, its JSON schema an enum of the relations registered then (as a ``Literal`` is)."""
+
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        return core_schema.no_info_plain_validator_function(cls._validate)
+
+    @classmethod
+    def __get_pydantic_json_schema__(
+        cls, schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        names = relation_names()
+        words = [f"{r.name} (a region)" if r.target == "region" else r.name for r in relations()]
+        description = ", ".join([*words[:-1], f"or {words[-1]}"])
+        return {"type": "string", "enum": list(names), "description": f"{description}."}
+
+    @staticmethod
+    def _validate(value: Any) -> str:
+        names = relation_names()
+        if isinstance(value, str) and value in names:
+            return value
+        expected = _listed([repr(n) for n in names], "or")
+        raise PydanticCustomError(
+            "literal_error", "Input should be {expected}", {"expected": expected}
+        )
+
+
+def _skill_description() -> str:
+    """What ``place`` does, naming every relation."""
+    to_objects = [r.words for r in relations() if r.target == "object"]
+    to_regions = [r.words for r in relations() if r.target == "region"]
+    return (
+        f"Put the object the claw holds {_listed(to_objects, 'or')} a target object, or "
+        f"{_listed(to_regions, 'or')} a table region; the claw picks a free spot, lowers the "
+        "object, releases it and moves up."
+    )
 
 
 class PlaceParams(SkillParams):
@@ -42,20 +90,13 @@ class PlaceParams(SkillParams):
     near: Annotated[str | None, RegionRef()] = Field(
         None, description="Optionally a table region: of the spots that work, the nearest to it."
     )
-    relation: Relation = Field(
-        description="on, in, next_to, left_of, right_of, behind, in_front_of, or at (a region)."
-    )
+    relation: Annotated[str, RelationName()]
 
 
 @register_skill
-class Place(Skill):
+class Place(Skill[PlaceParams]):
     name = "place"
-    description = (
-        "Put the object the claw holds on, in, next to, left of, right of, behind or in front of "
-        "a target object, or at a table region; the claw picks a free spot, lowers the object, "
-        "releases it and moves up."
-    )
-    Params = PlaceParams
+    description = _skill_description()
     examples = (
         "put it on the blue block",
         "drop it in the box",
@@ -83,14 +124,13 @@ class Place(Skill):
             return float(corner[0]), float(corner[1])
         return None
 
-    def check_names(self, object_names: list[str], params: SkillParams) -> list[ClawError]:
-        assert isinstance(params, PlaceParams)
+    def check_names(self, object_names: list[str], params: PlaceParams) -> list[ClawError]:
         if params.near is not None:
             try:
                 resolve_region(params.near)
             except ClawError as exc:
                 return [exc]
-        if params.relation == "at":
+        if relation(params.relation).target == "region":
             try:
                 resolve_region(params.target)
             except ClawError as exc:
@@ -99,8 +139,7 @@ class Place(Skill):
             return [unknown_object_error(params.target, object_names)]
         return []
 
-    def preconditions(self, env: TabletopEnv, params: SkillParams) -> list[str]:
-        assert isinstance(params, PlaceParams)
+    def preconditions(self, env: TabletopEnv, params: PlaceParams) -> list[str]:
         problems = self.check_names(env.object_names, params)
         if problems:
             return [str(e) for e in problems]
@@ -111,8 +150,7 @@ class Place(Skill):
             return [f"{held} cannot be placed relative to itself"]
         return []
 
-    def execute(self, env: TabletopEnv, params: SkillParams) -> SkillResult:
-        assert isinstance(params, PlaceParams)
+    def execute(self, env: TabletopEnv, params: PlaceParams) -> SkillResult:
         claw = Claw(env)
         world = env.world_state()
         held = held_object(world)
@@ -126,9 +164,10 @@ class Place(Skill):
         # Inside a box there is little room: release with a narrower opening and keep closer
         # to what is already in it, so that a 12 cm box takes four 4 cm blocks.
         container = world.objects.get(params.target)
-        snug = params.relation in ("in", "on") and container is not None and container.type == "box"
+        placing = relation(params.relation).placing
+        snug = placing.supported and container is not None and container.type == "box"
         margin, clearance = (INSIDE_MARGIN, INSIDE_CLEARANCE) if snug else (GRASP_MARGIN, None)
-        if params.relation == "at":  # objects packed at a region: the fingers between them
+        if placing.kind == "region":  # objects packed at a region: the fingers between them
             margin = INSIDE_MARGIN
         release = min(object_width(obj) + margin, MAX_GRASP_WIDTH + 0.015)
         try:
@@ -141,7 +180,7 @@ class Place(Skill):
                 # Pack a box from a corner, which is as safe a spot as its middle, so that the
                 # next object still finds room.
                 preferred=self._preferred(params, world, snug),
-                **({"clearance": clearance} if clearance is not None else {}),
+                clearance=CLEARANCE if clearance is None else clearance,
             )
         except NoPlacement as exc:
             return result(self, claw, False, str(exc))
@@ -192,5 +231,6 @@ class Place(Skill):
 
 
 def _predicate(params: PlaceParams, held: str) -> str:
-    target = resolve_region(params.target) if params.relation == "at" else params.target
+    at_region = relation(params.relation).target == "region"
+    target = resolve_region(params.target) if at_region else params.target
     return f"{params.relation}({held}, {target})"

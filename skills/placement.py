@@ -25,7 +25,6 @@ from numpy.typing import NDArray
 
 from claw.envs import geometry, objects
 from claw.envs.exceptions import PredicateError
-from claw.envs.predicates import _DIRECTIONS as DIRECTION_AXES  # (axis, sign) per direction
 from claw.envs.predicates import (
     AT_RADIUS,
     DIRECTION_MIN,
@@ -43,6 +42,7 @@ from claw.envs.regions import (
     region_anchor,
     resolve_region,
 )
+from claw.envs.relations import Placing, find_relation, relation, relation_names
 from claw.envs.robot import HAND_ABOVE_TCP, HAND_HALF_EXTENTS
 from claw.envs.state import ObjectState, WorldState, yaw_rotation
 from claw.skills.exceptions import NoPlacement
@@ -50,9 +50,9 @@ from claw.skills.exceptions import NoPlacement
 Array = NDArray[np.float64]
 Mask = NDArray[np.bool_]
 
-RELATIONS = ("on", "in", "next_to", "left_of", "right_of", "behind", "in_front_of", "at")
-SUPPORTED = ("on", "in")  # relations whose target carries the object
+RELATIONS = relation_names()  # the built-in relations (the registry's, at use: relation_names())
 
+CLEARANCE = 0.015  # default least gap between the placed object and anything else
 MIN_ROBUSTNESS = 0.005  # least landing error (m) tolerated; place lands within 3 mm (measured)
 MAX_ROBUSTNESS = 0.02  # the search stops improving robustness here
 ROBUSTNESS_STEP = 0.005  # robustness is compared in steps of this
@@ -80,7 +80,6 @@ _LEVELS = np.round(np.arange(MAX_ROBUSTNESS, MIN_ROBUSTNESS - 1e-9, -ROBUSTNESS_
 _ANGLES = np.linspace(0.0, 2 * np.pi, 16, endpoint=False)
 _RING = np.stack([np.cos(_ANGLES), np.sin(_ANGLES)], axis=1)  # 16 landing directions
 _VERIFY_RING = _RING[::2]  # the 8 directions the real predicate confirms
-_WORDS = {rel: rel.replace("_", " ") for rel in RELATIONS}
 
 
 @dataclass(frozen=True)
@@ -168,7 +167,8 @@ class _Task:
     world: WorldState
     held: ObjectState
     relation: str
-    target: ObjectState | None  # None for ``at``
+    placing: Placing
+    target: ObjectState | None  # None at a region
     predicate: Predicate
     words: str  # "left of blue_box", "at the center"
     anchor: Array  # target centre or region anchor
@@ -180,8 +180,9 @@ class _Task:
     @property
     def box(self) -> ObjectState | None:
         """The box the object goes into, if any."""
-        supported = self.relation in SUPPORTED and self.target is not None
-        return self.target if supported and self.target.type == "box" else None
+        target = self.target
+        supported = self.placing.supported and target is not None and target.type == "box"
+        return target if supported else None
 
     def placed(self, x: float, y: float, yaw: float) -> ObjectState:
         """The held object resting upright at (x, y) with this yaw."""
@@ -205,7 +206,7 @@ class _Task:
 
 
 def _rests_on(points: Array, bottom: float, support: ObjectState) -> Mask:
-    """Vectorised ``predicates._on(a, support)``, ``a`` upright at points with this bottom."""
+    """Vectorised ``spatial.rests_on(a, support)``, ``a`` upright at points with this bottom."""
     if support.type == "box":
         return _in_rect(points, _Rect.of(support.inner_footprint())) & (bottom < support.rim)
     near = abs(bottom - support.top) <= ON_TOLERANCE
@@ -213,7 +214,7 @@ def _rests_on(points: Array, bottom: float, support: ObjectState) -> Mask:
 
 
 def _carries(task: _Task, points: Array, yaw: float, other: ObjectState) -> Mask:
-    """Vectorised ``predicates._on(other, a)`` with the held object ``a`` at points."""
+    """Vectorised ``spatial.rests_on(other, a)`` with the held object ``a`` at points."""
     h = task.held
     top = task.bottom + 2 * float(h.half_extents[2])
     x, y = float(other.xy[0]), float(other.xy[1])
@@ -225,15 +226,20 @@ def _carries(task: _Task, points: Array, yaw: float, other: ObjectState) -> Mask
 
 
 def _fast_holds(task: _Task, points: Array, yaw: float) -> Mask:
-    """Vectorised mirror of ``evaluate(task.predicate)`` with the object resting at each point."""
-    if task.target is None:
+    """Vectorised mirror of ``evaluate(task.predicate)`` with the object resting at each point,
+    by the relation's :class:`~claw.envs.relations.Placing` (a ``predicate`` one: not vectorised,
+    the relation's own check at each point)."""
+    placing = task.placing
+    if placing.kind == "region":
         return np.linalg.norm(points - task.anchor, axis=-1) <= AT_RADIUS
+    if placing.kind == "predicate" or task.target is None:
+        return _checked(task, points, yaw)
     target, bottom = task.target, task.bottom
-    if task.relation in SUPPORTED:
+    if placing.supported:
         return _rests_on(points, bottom, target)
     ok = ~_rests_on(points, bottom, target)
-    if task.relation != "next_to":
-        axis, sign = DIRECTION_AXES[task.relation]
+    if placing.kind == "direction":
+        axis, sign = placing.axis, placing.sign
         offset = sign * (points[..., axis] - target.position[axis])
         lateral = np.abs(points[..., 1 - axis] - target.position[1 - axis])
         return ok & (offset >= DIRECTION_MIN) & (offset >= lateral)
@@ -245,6 +251,18 @@ def _fast_holds(task: _Task, points: Array, yaw: float) -> Mask:
         if other.name != task.held.name:
             ok &= ~_rests_on(points, bottom, other)
     return ok
+
+
+def _checked(task: _Task, points: Array, yaw: float) -> Mask:
+    """The relation's own check with the object resting at each point (any leading shape)."""
+    check, name = relation(task.relation).check, task.held.name
+    target = task.target if task.target is not None else task.predicate.args[1]
+    found = []
+    for x, y in points.reshape(-1, 2).tolist():
+        placed = task.placed(x, y, yaw)
+        world = WorldState({**task.world.objects, name: placed}, None, task.world.table_z)
+        found.append(check(world, placed, target).holds)
+    return np.array(found, dtype=bool).reshape(points.shape[:-1])
 
 
 def _body(task: _Task, yaw: float) -> Array:
@@ -266,7 +284,7 @@ def _clear(
     pts = task.grid
     hx, hy = (float(v) for v in task.held.half_extents[:2])
     c, s = math.cos(yaw), math.sin(yaw)
-    if task.relation not in SUPPORTED:
+    if not task.placing.supported:
         ex, ey = abs(c) * hx + abs(s) * hy, abs(s) * hx + abs(c) * hy
         keep = (pts[:, 0] >= PLACE_X[0] + ex) & (pts[:, 0] <= PLACE_X[1] - ex)
         keep &= (pts[:, 1] >= PLACE_Y[0] + ey) & (pts[:, 1] <= PLACE_Y[1] - ey)
@@ -279,16 +297,18 @@ def _clear(
     finger = geometry.rect_corners(0.0, 0.0, yaw, FINGER_LENGTH / 2, FINGER_THICKNESS / 2)
     offset = (task.release_width + FINGER_THICKNESS) / 2 * np.array([-s, c])
     box = task.box
-    low = np.ones(len(pts), dtype=bool)  # released low, the fingers beside the object
-    drop = np.zeros(len(pts), dtype=bool)  # released above the rim
+    low: Mask = np.ones(len(pts), dtype=bool)  # released low, the fingers beside the object
+    drop: Mask = np.zeros(len(pts), dtype=bool)  # released above the rim
     drop_clearance = max(clearance, DROP_CLEARANCE)
     if box is not None:  # body (and low fingers) inside the box, clear of its walls
         inner = _Rect.of(box.inner_footprint())
         slack = inner.hx - max(hx, hy)
-        low = _in_rect(pts[:, None, :] + body, inner, min(clearance, slack / 2)).all(-1)
+        low = np.asarray(_in_rect(pts[:, None, :] + body, inner, min(clearance, slack / 2)).all(-1))
         for side in (offset, -offset):
             low &= _in_rect(pts[:, None, :] + side + finger, inner, FINGER_GAP).all(-1)
-        drop = _in_rect(pts[:, None, :] + body, inner, min(drop_clearance, slack / 2)).all(-1)
+        drop = np.asarray(
+            _in_rect(pts[:, None, :] + body, inner, min(drop_clearance, slack / 2)).all(-1)
+        )
         keep = low | drop
         pts, low, drop = pts[keep], low[keep], drop[keep]
     # Objects taller than the palm's underside at release must clear the hand too.
@@ -318,7 +338,7 @@ def _robustness(task: _Task, points: Array, yaw: float) -> Array:
     """The largest level of ``_LEVELS`` each point's relation survives in 16 directions, else 0."""
     radii = _LEVELS[:, None, None, None] + _SLACK
     ring = points[None, None, :, :] + radii * _RING[None, :, None, :]
-    ok = _fast_holds(task, ring, yaw).all(axis=1)  # (levels, N)
+    ok = np.asarray(_fast_holds(task, ring, yaw).all(axis=1))  # (levels, N)
     ok = np.cumprod(ok[::-1], axis=0)[::-1].astype(bool)  # level r counts if all smaller do too
     return np.where(ok.any(axis=0), _LEVELS[np.argmax(ok, axis=0)], 0.0)
 
@@ -332,7 +352,7 @@ def _ranked(
 ) -> list[tuple[float, float, float, float, bool]]:
     """Valid candidates ``(robustness, x, y, yaw, over_rim)``, best first: robustness, distance,
     yaw. A drop over the rim must survive :data:`DROP_SPREAD` too."""
-    if task.relation == "at":
+    if task.placing.kind == "region":
         return _ranked_packed(task, obstacles, clearance, focus, lookahead)
     found: list[Array] = []
     for k, yaw in enumerate(task.yaws):
@@ -391,7 +411,7 @@ def _on_lattice(offsets: Array, yaw: float, step: float) -> Mask:
     """Which offsets are nodes of the grid ``step`` apart on axes turned by ``yaw``."""
     c, s = math.cos(yaw), math.sin(yaw)
     u = np.stack([offsets[:, 0] * c + offsets[:, 1] * s, offsets[:, 1] * c - offsets[:, 0] * s])
-    return (np.abs(u / step - np.round(u / step)) < 1e-6).all(axis=0)
+    return np.asarray((np.abs(u / step - np.round(u / step)) < 1e-6).all(axis=0))
 
 
 def _follows(
@@ -441,42 +461,33 @@ def _task(
     world: WorldState, obj: str, relation: str, target: str, release_width: float | None
 ) -> _Task:
     """Resolve the call's arguments; raises NoPlacement for requests no spot can satisfy."""
-    if relation not in RELATIONS:
-        raise PredicateError(f"unknown relation {relation!r}; allowed: {', '.join(RELATIONS)}")
+    related = find_relation(relation)
+    if related is None or related.name != relation:
+        allowed = ", ".join(relation_names())
+        raise PredicateError(f"unknown relation {relation!r}; allowed: {allowed}")
+    placing = related.placing
     held = world.get(obj)
-    words = _WORDS[relation]
     goal: ObjectState | None = None
-    if relation == "at":
+    if related.target == "region":
         region = resolve_region(target)
-        anchor, words, target = np.array(region_anchor(region)), f"at the {region}", region
+        anchor, words, target = (
+            np.array(region_anchor(region)),
+            f"{related.words} the {region}",
+            region,
+        )
     else:
         goal = world.get(target)
-        anchor, words = np.array(goal.xy), f"{words} {target}"
+        anchor, words = np.array(goal.xy), f"{related.words} {target}"
         if target == obj:
-            raise NoPlacement(f"{obj} cannot be placed {_WORDS[relation]} itself")
+            raise NoPlacement(f"{obj} cannot be placed {related.words} itself")
     width = float(held.half_extents[1]) * 2
     release = width + RELEASE_MARGIN if release_width is None else release_width
     bottom, yaw = world.table_z, held.yaw
     lo, hi = np.array(list(zip(PLACE_X, PLACE_Y, strict=True))) - anchor
     grid = _grid(anchor, 0.0, lo, hi, GRID_STEP)
-    if goal is not None and relation in SUPPORTED:
-        if relation == "in" and goal.type != "box":
-            raise NoPlacement(f"{target} is not a box; only boxes hold things")
-        if held.type == "box":
-            raise NoPlacement(f"boxes go on the table only: {obj} cannot go {words}")
-        yaw, rect = goal.yaw, _Rect.of(goal.footprint())
-        bottom = goal.top
-        if goal.inner_half_width is not None:
-            rect = _Rect.of(goal.inner_footprint())
-            bottom = goal.bottom + objects.BOX_FLOOR_THICKNESS
-            if float(max(held.half_extents[:2])) >= rect.hx:
-                raise NoPlacement(
-                    f"{obj} ({width * 100:.1f} cm) does not fit in {target} "
-                    f"({2 * rect.hx * 100:.1f} cm inside)"
-                )
-        half = np.array([rect.hx, rect.hy])
-        grid = _grid(np.array(rect[:2]), rect.yaw, -half, half, SUPPORT_GRID_STEP)
-    if relation == "at":
+    if goal is not None and placing.supported:
+        bottom, yaw, grid = _on_support(held, placing, goal, words)
+    if placing.kind == "region":
         residents = _residents(world, obj, anchor)
         if residents:  # square up to what is there already, so that the objects pack
             yaw = residents[0].yaw
@@ -485,7 +496,32 @@ def _task(
         grid = _grid(anchor, yaw, -reach, reach, GRID_STEP)
     yaws = (yaw, math.remainder(yaw + math.pi / 2, 2 * math.pi))
     pred = Predicate(name=relation, args=(obj, target))
-    return _Task(world, held, relation, goal, pred, words, anchor, bottom, yaws, grid, release)
+    return _Task(
+        world, held, relation, placing, goal, pred, words, anchor, bottom, yaws, grid, release
+    )
+
+
+def _on_support(
+    held: ObjectState, placing: Placing, goal: ObjectState, words: str
+) -> tuple[float, float, Array]:
+    """(bottom, yaw, grid) on or in the target ``goal`` that carries the object; raises
+    NoPlacement where it cannot."""
+    obj, target, width = held.name, goal.name, float(held.half_extents[1]) * 2
+    if placing.kind == "contain" and goal.type != "box":
+        raise NoPlacement(f"{target} is not a box; only boxes hold things")
+    if held.type == "box":
+        raise NoPlacement(f"boxes go on the table only: {obj} cannot go {words}")
+    rect, bottom = _Rect.of(goal.footprint()), goal.top
+    if goal.inner_half_width is not None:
+        rect = _Rect.of(goal.inner_footprint())
+        bottom = goal.bottom + objects.BOX_FLOOR_THICKNESS
+        if float(max(held.half_extents[:2])) >= rect.hx:
+            raise NoPlacement(
+                f"{obj} ({width * 100:.1f} cm) does not fit in {target} "
+                f"({2 * rect.hx * 100:.1f} cm inside)"
+            )
+    half = np.array([rect.hx, rect.hy])
+    return bottom, goal.yaw, _grid(np.array(rect[:2]), rect.yaw, -half, half, SUPPORT_GRID_STEP)
 
 
 def _residents(world: WorldState, obj: str, anchor: Array) -> list[ObjectState]:
@@ -511,7 +547,7 @@ def _grid(origin: Array, yaw: float, lo: Array, hi: Array, step: float) -> Array
 def _obstacles(task: _Task) -> list[ObjectState]:
     """Objects the placed object and the fingers must keep clear of."""
     skip = {task.held.name}
-    if task.relation in SUPPORTED and task.target is not None:
+    if task.placing.supported and task.target is not None:
         skip.add(task.target.name)
     return [
         o
@@ -522,7 +558,7 @@ def _obstacles(task: _Task) -> list[ObjectState]:
 
 def _failure(task: _Task, clearance: float) -> str:
     """Why no candidate survived, in one line."""
-    if task.relation in SUPPORTED and task.target is not None:
+    if task.placing.supported and task.target is not None:
         on = task.relation
         residents = [
             o.name
@@ -533,14 +569,14 @@ def _failure(task: _Task, clearance: float) -> str:
         if residents:
             verb = "is" if len(residents) == 1 else "are"
             return f"no free spot {task.words}: {', '.join(residents)} {verb} {on} it"
-    if task.relation == "at":
+    if task.placing.kind == "region":
         near = {o.name for o in _residents(task.world, task.held.name, task.anchor)}
         there = [name for name in task.world.objects if name in near]  # in scene order
         if there:
             verb = "is" if len(there) == 1 else "are"
             return f"no free spot {task.words}: {', '.join(there)} {verb} there"
     if not _ranked(task, [], clearance, task.anchor):
-        if task.relation in SUPPORTED:
+        if task.placing.supported:
             cm = f"{MIN_ROBUSTNESS * 100:.1f} cm"
             return f"no spot {task.words} where {task.held.name} stays if it lands {cm} off"
         return f"no free spot {task.words} within reach"
@@ -553,7 +589,7 @@ def find_placement(
     relation: str,
     target: str,
     *,
-    clearance: float = 0.015,
+    clearance: float = CLEARANCE,
     release_width: float | None = None,
     preferred: tuple[float, float] | None = None,
     lookahead: int = PACK_LOOKAHEAD,
@@ -563,7 +599,7 @@ def find_placement(
     Args:
         world: The current world; where ``obj`` is now does not matter (it moves).
         obj: The object to place.
-        relation: One of :data:`RELATIONS`.
+        relation: A relation's name (:func:`~claw.envs.relations.relation_names`).
         target: An object name, or a region name for ``at``.
         clearance: Least gap (m) between the object's footprint and any other object
             (the target of ``on``/``in`` excepted).
@@ -585,7 +621,9 @@ def find_placement(
     task = _task(world, obj, relation, target, release_width)
     focus = task.anchor if preferred is None else np.asarray(preferred, dtype=np.float64)
     tasks = [task]
-    if relation == "at":  # where the 1 cm grid finds nothing, a 5 mm one (a sliver beside a box)
+    if (
+        task.placing.kind == "region"
+    ):  # where the 1 cm grid finds nothing, a 5 mm one (a sliver beside a box)
         yaw, reach = task.yaws[0], np.full(2, AT_RADIUS)
         tasks.append(replace(task, grid=_grid(task.anchor, yaw, -reach, reach, FINE_GRID_STEP)))
     for attempt in tasks:
