@@ -22,7 +22,14 @@ from claw import __version__
 from claw.bench_commands import bench_app
 from claw.eval_commands import EVAL_COMMANDS, eval_app
 from claw.llm_commands import llm_app
-from claw.output import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, INTERRUPTED, report_error
+from claw.output import (
+    EXIT_BAD_INPUT,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    INTERRUPTED,
+    report_error,
+    show_notes,
+)
 from claw.run_command import run
 from claw.scene_commands import scene_app
 from claw.skills_commands import skills_app
@@ -30,10 +37,12 @@ from claw.train_commands import train_command, tune_command
 
 
 class ClawGroup(TyperGroup):
-    """claw's commands. A Ctrl-C that a command did not report itself leaves here as
-    ``typer.Abort``, which ``main`` reports (typer would turn it into a silent exit 130)."""
+    """claw's commands, which show the library's notes on stderr (:func:`show_notes`). A Ctrl-C
+    that a command did not report itself leaves here as ``typer.Abort``, which ``main`` reports
+    (typer would turn it into a silent exit 130)."""
 
     def invoke(self, ctx: Any) -> Any:
+        show_notes()
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt:
@@ -90,7 +99,8 @@ def main(argv: list[str] | None = None) -> None:
     except (
         click_errors.ClickException
     ) as exc:  # bad options or arguments: one line, like every error
-        hint = f" (see {exc.ctx.command_path} --help)" if getattr(exc, "ctx", None) else ""
+        ctx = getattr(exc, "ctx", None)  # UsageError and its subclasses carry one
+        hint = f" (see {ctx.command_path} --help)" if ctx else ""
         # Under --json a flag asks for JSON (``claw eval --json FILE`` names a file instead).
         report_error("invalid_input", exc.format_message() + hint, as_json=_json_flag(args))
         code = EXIT_BAD_INPUT

@@ -138,11 +138,11 @@ def eval_run(
 
     Exit 0 when every case succeeds, 1 when some fail, 2 for a bad suite, planner or output.
     """
-    from claw.envs.outputs import check_apart, check_output_dir, check_output_file
-    from claw.eval.planners import parse_planner
-    from claw.eval.report import WRITTEN
+    from claw.common.outputs import check_apart, check_output_dir, check_output_file
+    from claw.eval.report import WRITTEN  # importing claw.eval registers its planners
     from claw.eval.selection import select
     from claw.eval.suite import load_suite
+    from claw.runtime import parse_planner
 
     name = planner or "offline"
     selection: Selection | None = None
@@ -188,7 +188,7 @@ def eval_compare(
     or more: their overall metrics side by side."""
     from rich.console import Console
 
-    from claw.envs.outputs import check_apart, check_output_file
+    from claw.common.outputs import check_apart, check_output_file
     from claw.eval.compare import compare_files, compare_many
     from claw.eval.report import RESULTS_FILE
 
@@ -238,7 +238,7 @@ def _run(
     from rich.console import Console
     from rich.progress import Progress
 
-    from claw.envs.exceptions import ClawError
+    from claw.common.exceptions import ClawError
     from claw.eval.runner import CaseResult, run_suite, suite_result
 
     console = Console()

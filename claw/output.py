@@ -1,5 +1,5 @@
 """What the CLI's commands share: exit codes, the one way errors are reported, safe text, tables,
-and the files a command reads (which its outputs are kept apart from: ``envs.outputs``).
+and the files a command reads (which its outputs are kept apart from: ``common.outputs``).
 
 Every command reports an error through :func:`report_error` (or the :func:`errors` context that
 calls it): one line ``error: KIND: MESSAGE`` on stderr, or, under ``--json``, one JSON object
@@ -9,6 +9,7 @@ calls it): one line ``error: KIND: MESSAGE`` on stderr, or, under ``--json``, on
 from __future__ import annotations
 
 import json
+import logging
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,7 +20,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import typer
 
 if TYPE_CHECKING:
-    from claw.envs.outputs import NamedPath
+    from claw.common.outputs import NamedPath
     from claw.eval.suite import Suite
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_UNAVAILABLE = 0, 1, 2, 3
@@ -74,6 +75,27 @@ def report_error(kind: str, message: str, as_json: bool = False) -> None:
         print(f"error: {payload['kind']}: {payload['message']}", file=sys.stderr)
 
 
+class _Notes(logging.Handler):
+    """Writes a record's message alone, one line, to ``sys.stderr`` as it is at the time (tests
+    and the Ray block swap it)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            print(self.format(record), file=sys.stderr)
+        except Exception:  # logging's own convention: a failed write is reported, not raised
+            self.handleError(record)
+
+
+def show_notes() -> None:
+    """Show what the library logs to ``claw`` (``note: …`` lines, warnings and above) on
+    stderr, each line its message alone, as claw's own lines are (one handler per process)."""
+    logger = logging.getLogger("claw")
+    if logger.level == logging.NOTSET:  # whatever the root's level, the notes are shown
+        logger.setLevel(logging.WARNING)
+    if not any(isinstance(handler, _Notes) for handler in logger.handlers):
+        logger.addHandler(_Notes())
+
+
 def fail(kind: str, message: str, as_json: bool = False) -> NoReturn:
     """Report an error and exit with its code."""
     report_error(kind, message, as_json)
@@ -96,7 +118,7 @@ def error_of(exc: BaseException) -> tuple[str, str]:
 def errors(as_json: bool = False) -> Iterator[None]:
     """Turn claw's expected errors (and bad values, unreadable or unwritable files) into one
     reported error and its exit code."""
-    from claw.envs.exceptions import ClawError
+    from claw.common.exceptions import ClawError
 
     try:
         yield
@@ -106,15 +128,23 @@ def errors(as_json: bool = False) -> Iterator[None]:
 
 def scene_file(scene: str | None) -> NamedPath:
     """A ``--scene`` (or scene argument) as an input for ``check_apart``: its file, if a file."""
-    is_file = scene is not None and Path(scene).expanduser().is_file()
-    return "the scene being read", Path(scene).expanduser() if is_file else None
+    path = Path(scene).expanduser() if scene is not None else None
+    return "the scene being read", path if path is not None and path.is_file() else None
+
+
+def register_planners() -> None:
+    """Register every planner family claw ships: the planner package's (``offline``, models,
+    ``local``) and the evaluation's (``replay:FILE``, ``mock:*``), so that every command reads a
+    ``--planner`` alike."""
+    import claw.eval.planners  # noqa: F401  (registering is importing)
 
 
 def cassettes(planners: list[str | None]) -> list[NamedPath]:
     """The replay cassettes (``replay:FILE``) among ``planners``, as inputs for ``check_apart``."""
-    from claw.eval.planners import parse_planner
+    from claw.runtime import parse_planner
 
-    return [("the replay cassette being read", parse_planner(p).cassette) for p in planners]
+    register_planners()
+    return [("the replay cassette being read", parse_planner(p).reads) for p in planners]
 
 
 def suite_files(source: str, suite: Suite) -> list[NamedPath]:

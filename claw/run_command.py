@@ -34,15 +34,17 @@ from claw.output import (
     error_payload,
     exit_code,
     markup,
+    register_planners,
     report_error,
     scene_file,
 )
 
 if TYPE_CHECKING:
-    from claw.planner.loop import RunResult
+    from claw.runtime import Planner as PlannerType
+    from claw.runtime import RunResult
 
 
-def _exit_code(result: Any) -> int:
+def _exit_code(result: RunResult) -> int:
     if result.error is not None:
         return exit_code(result.error.kind)
     return EXIT_OK if result.success else EXIT_FAILED
@@ -74,7 +76,7 @@ class LiveView:
                 mark = "[green]✓[/green]" if item.holds else "[red]✗[/red]"
                 self.console.print(f"  {mark} {markup(f'{item.predicate}: {item.reason}')}")
 
-    def result(self, result: Any) -> None:
+    def result(self, result: RunResult) -> None:
         """The verdict on stdout; an error is not repeated here (it goes to stderr once)."""
         if result.error is not None:
             return
@@ -94,14 +96,14 @@ class SoFar:
     result so far of a run stopped with Ctrl-C."""
 
     def __init__(self, instruction: str, view: LiveView | None) -> None:
-        from claw.planner.loop import RunResult
+        from claw.runtime import RunResult
 
         self.view = view
         self.result = RunResult(instruction=instruction, success=False)
         self._start, self._sim = time.perf_counter(), 0.0
 
     def __call__(self, kind: str, payload: Any) -> None:
-        from claw.planner.loop import StepReport
+        from claw.runtime import StepReport
 
         if kind == "plan":
             self.result.goal = list(payload.goal)
@@ -116,7 +118,7 @@ class SoFar:
 
     def interrupted(self) -> RunResult:
         """The result so far, its error ``interrupted``."""
-        from claw.planner.loop import RunError
+        from claw.runtime import RunError
 
         self.result.sim_seconds = round(self._sim, 3)
         self.result.wall_seconds = round(time.perf_counter() - self._start, 3)
@@ -157,17 +159,17 @@ def run(
     as_json: JsonFlag = False,
 ) -> None:
     """Run an instruction on the tabletop: plan, execute on physics, check, replan."""
-    from claw.envs.exceptions import ClawError
-    from claw.planner.loop import RunError, RunResult
+    from claw.common.exceptions import ClawError
+    from claw.runtime import RunError, RunResult
 
     result = RunResult(instruction=instruction, success=False)
     view = None if as_json else LiveView()
     events = SoFar(instruction, view)
-    chosen = None
+    chosen: PlannerType | None = None
     try:
-        from claw.envs.outputs import check_apart
+        from claw.common.outputs import check_apart
         from claw.envs.video import check_video_path
-        from claw.eval.planners import make_planner
+        from claw.runtime import make_planner
 
         if video is not None:
             check_video_path(video)
@@ -177,6 +179,7 @@ def run(
 
             SkillLibrary().check_writable()
         settings = model_settings(api_base, timeout, temperature, max_tokens, structured, llm_mode)
+        register_planners()
         chosen = make_planner(planner, fallback=fallback, settings=settings)
         choice = prefer.value if prefer is not None else None
         result = _run(
@@ -197,7 +200,7 @@ def run(
     else:
         assert view is not None
         view.result(result)
-        usage = getattr(getattr(chosen, "first", chosen), "usage", None) if chosen else None
+        usage = chosen.usage if chosen is not None else None
         if usage is not None and usage.attempts:
             tokens = usage.prompt_tokens + usage.completion_tokens
             view.console.print(
@@ -213,43 +216,35 @@ def _run(
     instruction: str,
     scene: str,
     seed: int,
-    planner: Any,
+    planner: PlannerType,
     max_replans: int,
     max_steps: int | None,
     video: Path | None,
     viewer: bool,
     prefer: str | None,
     events: SoFar,
-) -> Any:
-    from claw.envs.tabletop import TabletopEnv
-    from claw.envs.video import RecordEpisode
-    from claw.planner.loop import run_instruction
+) -> RunResult:
+    from claw.planner import MAX_PLAN_STEPS
+    from claw.runtime import Session, run_instruction
 
-    render_mode = "human" if viewer else ("rgb_array" if video is not None else None)
-    env = TabletopEnv(scene=scene, render_mode=render_mode)
-    recorder = RecordEpisode(env, video) if video is not None else None
-    try:
-        (recorder or env).reset(seed=seed)
+    with Session(scene, video=video, viewer=viewer) as session:
+        session.reset(seed)
         result = run_instruction(
-            env,
+            session.env,
             instruction,
             planner,
             max_replans=max_replans,
             prefer=prefer,
-            **({} if max_steps is None else {"max_steps": max_steps}),
             on_event=events,
+            max_steps=MAX_PLAN_STEPS if max_steps is None else max_steps,
         )
-        if recorder is not None and result.error is None:
-            recorder.save()
-            if events.view is not None:
-                events.view.console.print(f"video: {markup(video)}")
+        if result.error is None and session.save_video() is not None and events.view is not None:
+            events.view.console.print(f"video: {markup(video)}")
         return result
-    finally:
-        (recorder or env).close()
 
 
 def _learn(
-    instruction: str, result: Any, seed: int, scene: str, planner: str, view: LiveView | None
+    instruction: str, result: RunResult, seed: int, scene: str, planner: str, view: LiveView | None
 ) -> None:
     """Store the run's plan as a composite (``--learn``); say what was stored, on stderr with
     ``--json`` (stdout keeps the documented result)."""

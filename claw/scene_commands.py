@@ -42,7 +42,7 @@ def scene_show(
     import math
 
     with errors(as_json):
-        from claw.envs.outputs import check_apart, check_output_file
+        from claw.common.outputs import check_apart, check_output_file
         from claw.envs.scene import SceneSpec
 
         if image is not None:
@@ -89,6 +89,8 @@ def _render_scene(spec: Any, seed: int, path: Path, camera: str) -> None:
     env = TabletopEnv(scene=spec, render_mode="rgb_array", camera=camera)
     try:
         env.reset(seed=seed)
-        iio.imwrite(path, env.render())
+        frame = env.render()
+        assert frame is not None  # an rgb_array env renders a frame
+        iio.imwrite(path, frame)
     finally:
         env.close()

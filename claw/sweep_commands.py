@@ -46,7 +46,7 @@ def eval_sweep(
     from rich.console import Console
     from rich.progress import Progress
 
-    from claw.envs.outputs import check_apart, check_output_dir
+    from claw.common.outputs import check_apart, check_output_dir
     from claw.eval.compare import result_row
     from claw.eval.suite import load_suite
     from claw.eval.sweep import cells, load_sweep, run_sweep

@@ -96,7 +96,7 @@ def train_command(
 ) -> None:
     """Train a learned claw: SB3 (+HER), parallel envs, evaluations, checkpoints, TensorBoard."""
     with errors(as_json):
-        from claw.envs.outputs import check_output_dir
+        from claw.common.outputs import check_output_dir
 
         for folder, what in ((out, "--out folder"), (runs_dir, "--runs-dir folder")):
             if folder is not None and resume is None:
@@ -186,7 +186,7 @@ def tune_command(
     """Search hyperparameters with Optuna, pruning trials on their evaluation success rate;
     K trials at once with --parallel K (on Ray with --ray)."""
     with errors(as_json):
-        from claw.envs.outputs import check_output_dir
+        from claw.common.outputs import check_output_dir
         from claw.learning.config import load_config
 
         chosen = load_config(skill, algo).algo

@@ -1,4 +1,5 @@
-"""Offline evaluation: suites, planners by name (mocked LLMs, cassettes), metrics and reports.
+"""Offline evaluation: suites, the mocked LLMs and cassettes (planners ``mock:*``, ``replay:FILE``),
+metrics and reports.
 
 ::
 
@@ -21,13 +22,13 @@ from claw.eval.exceptions import (
     RayUnreachableError,
 )
 from claw.eval.judging import judge
-from claw.eval.planners import PLANNERS, PlannerSpec, make_planner, parse_planner
+from claw.eval.planners import MOCKS  # registers replay:FILE and mock:* with the planners
 from claw.eval.report import Report, write_report
 from claw.eval.runner import CaseResult, SuiteResult, run_case, run_suite
 from claw.eval.suite import Case, ExpectedPush, Suite, load_suite
 
 __all__ = [
-    "PLANNERS",
+    "MOCKS",
     "Case",
     "CaseResult",
     "Cassette",
@@ -40,7 +41,6 @@ __all__ = [
     "InvalidReportError",
     "InvalidSelectionError",
     "InvalidSuiteError",
-    "PlannerSpec",
     "RayUnavailableError",
     "RayUnreachableError",
     "Report",
@@ -50,8 +50,6 @@ __all__ = [
     "compare_files",
     "judge",
     "load_suite",
-    "make_planner",
-    "parse_planner",
     "run_case",
     "run_suite",
     "write_report",

@@ -2,19 +2,14 @@
 
 from __future__ import annotations
 
-from claw.envs.exceptions import ClawError
+from claw.common.exceptions import ClawError
+from claw.planner.exceptions import InvalidPlannerError as InvalidPlannerError
 
 
 class InvalidSuiteError(ClawError, ValueError):
     """A suite file that cannot be used; the message names the case and the field."""
 
     kind = "invalid_suite"
-
-
-class InvalidPlannerError(ClawError, ValueError):
-    """A ``--planner`` (or ``--fallback``) that names no planner claw has."""
-
-    kind = "invalid_input"
 
 
 class InvalidSelectionError(ClawError, ValueError):

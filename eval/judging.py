@@ -6,7 +6,7 @@ import numpy as np
 
 from claw.envs.tabletop import TabletopEnv
 from claw.eval.suite import Case, ExpectedPush
-from claw.planner.loop import RunResult
+from claw.runtime import RunResult
 from claw.skills.base import skill_names
 from claw.skills.executor import SkillCall
 from claw.skills.push import DIRECTIONS, push_outcome

@@ -15,8 +15,7 @@ from pydantic import BaseModel, Field
 
 from claw.envs.exceptions import InvalidSceneError
 from claw.envs.tabletop import TabletopEnv
-from claw.envs.video import RecordEpisode, check_video_path
-from claw.eval import planners
+from claw.envs.video import check_video_path
 from claw.eval.cassette import Cassette, key
 from claw.eval.judging import judge, read_right
 from claw.eval.mocks import MOCK_MODEL
@@ -24,8 +23,8 @@ from claw.eval.selection import Selection
 from claw.eval.suite import Case, Suite
 from claw.library import policy_source
 from claw.planner.completion import ModelSettings
-from claw.planner.loop import RunResult, run_instruction
 from claw.planner.text import clean_text, redact
+from claw.runtime import Planner, RunResult, Session, make_planner, parse_planner, run_instruction
 
 
 class CaseResult(BaseModel):
@@ -80,16 +79,17 @@ class SuiteResult(BaseModel):
 
 
 _recording: dict[str, str] | None = None  # answers recorded in this process (--record)
+VIDEO_FRAME = (240, 320)  # a case's video: height, width
+VIDEO_FPS = 10  # frames per simulated second
 
 
-def make_planner(
+def case_planner(
     spec: str, case: Case, env: TabletopEnv, settings: ModelSettings | None = None
-) -> Any:
-    """The planner a case runs with, recording its answers when a recording is on."""
-    planner = planners.make_planner(spec, case=case, env=env, settings=settings)
-    recording = _recording
-    if recording is not None and hasattr(planner, "on_answer"):
-        model = planner.model
+) -> Planner:
+    """The planner a case runs with, recording its model's answers when a recording is on."""
+    planner = make_planner(spec, env=env, ground_truth=case, settings=settings)
+    recording, model = _recording, planner.model
+    if recording is not None and model is not None:
 
         def remember(messages: list[dict[str, str]], answer: str) -> None:
             recording[key(model, messages)] = answer
@@ -109,8 +109,9 @@ def run_case(
     """Run case ``index`` of ``suite`` on a fresh env and judge it (an LLM asked as
     ``settings`` say).
 
-    With ``video`` (``.gif`` or ``.mp4``) the run is recorded at 10 frames per simulated second
-    (240 x 320) and written there once it has been judged; no file when the scene cannot be built.
+    With ``video`` (``.gif`` or ``.mp4``) the run is recorded at ``VIDEO_FPS`` frames per
+    simulated second (``VIDEO_FRAME``: 240 x 320) and written there once it has been judged;
+    no file when the scene cannot be built.
     Any exception of the case (not Ctrl-C) is its result (:func:`crashed`), never the suite's.
     """
     if video is not None:
@@ -146,15 +147,8 @@ def _run_case(
 ) -> CaseResult:
     case = suite.cases[index]
     tic = time.perf_counter()
-    recorder: RecordEpisode | None = None
     try:
-        if video is None:
-            env = TabletopEnv(scene=suite.scene_of(case))
-        else:
-            env = TabletopEnv(
-                scene=suite.scene_of(case), render_mode="rgb_array", render_size=(240, 320)
-            )
-            recorder = RecordEpisode(env, video, fps=10)
+        session = Session(suite.scene_of(case), video=video, frame_size=VIDEO_FRAME, fps=VIDEO_FPS)
     except InvalidSceneError as exc:
         ok = case.expect_error == "invalid_scene"
         return CaseResult(
@@ -166,18 +160,16 @@ def _run_case(
             goal_recall=1.0 if ok else 0.0,
             wall_seconds=round(time.perf_counter() - tic, 3),
         )
-    try:
-        (recorder or env).reset(seed=case.seed)
+    with session:
+        session.reset(case.seed)
+        env = session.env
         before = env.data.qpos.copy()
-        planner = make_planner(planner_spec, case, env, settings)
+        planner = case_planner(planner_spec, case, env, settings)
         result = run_instruction(env, case.instruction, planner, prefer=prefer)
         success, reason, recall = judge(case, env, result, before)
-        if recorder is not None:
-            recorder.save()
-    finally:
-        (recorder or env).close()
+        session.save_video()
     planned = max(len(result.plan), len(result.steps))
-    usage = getattr(planner, "usage", None)
+    usage = planner.usage
     return CaseResult(
         id=case.id,
         tags=case.tags,
@@ -254,7 +246,7 @@ def run_suite(
     (:func:`claw.library.learn_from_run`), whatever ran them.
     """
     global _recording
-    planners.parse_planner(planner)  # a bad name fails here, before any case runs
+    spec = parse_planner(planner)  # a bad name fails here, before any case runs
     tic = time.perf_counter()
     results: list[CaseResult | None] = [None] * len(suite.cases)
     recorded: dict[str, str] = {}
@@ -305,7 +297,7 @@ def run_suite(
                 if progress is not None:
                     progress(results[i])  # type: ignore[arg-type]
     if record is not None:
-        cassette = Cassette(record, model=MOCK_MODEL if planner.startswith("mock:") else planner)
+        cassette = Cassette(record, model=MOCK_MODEL if spec.family == "mock" else planner)
         cassette.answers.update(recorded)
         cassette.save()
     done = [r for r in results if r is not None]

@@ -15,7 +15,8 @@ from pydantic import (
     model_validator,
 )
 
-from claw.envs.exceptions import ClawError, InvalidSceneError
+from claw.common.exceptions import ClawError
+from claw.envs.exceptions import InvalidSceneError
 from claw.envs.predicates import Predicate
 from claw.envs.scene import SceneSpec
 from claw.envs.seeding import check_seed

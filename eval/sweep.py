@@ -31,11 +31,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from claw.envs.yamlfile import YamlLimitError, read_yaml
 from claw.eval.exceptions import InvalidSuiteError
-from claw.eval.planners import parse_planner
 from claw.eval.runner import CaseResult, SuiteResult, run_suite
 from claw.eval.suite import Suite, load_suite
 from claw.library.files import atomic_write
 from claw.planner.completion import ModelSettings
+from claw.runtime import parse_planner
 
 SEED_LIMIT = 2**32
 

@@ -20,7 +20,7 @@ def policy_source(root: str | os.PathLike[str] | None = None) -> SkillLibrary:
     Its ``policy(cls)`` gives the latest registered policy of a skill class, its files checked
     against the manifest's sha256 (``ArtifactError`` if they differ, before anything moves). A
     library that cannot be written is read as it is, the shipped policies standing in for what
-    it lacks. ``claw.planner.run_instruction`` passes it to the executor
+    it lacks. ``claw.runtime.run_instruction`` passes it to the executor
     (``execute_calls(..., policies=...)``), which hands it to the policy skills.
     """
     return SkillLibrary(root)

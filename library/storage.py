@@ -19,9 +19,9 @@ index is not saved, and a note says so once on stderr. Writing to it (``register
 from __future__ import annotations
 
 import functools
+import logging
 import os
 import shutil
-import sys
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -43,6 +43,7 @@ from claw.skills.base import Skill, skill_implementations, skill_names
 from claw.skills.exceptions import ArtifactError, UnknownSkillError
 from claw.skills.policy import WEIGHTS_FILE, PolicyNetwork
 
+logger = logging.getLogger(__name__)
 _noted_read_only: set[Path] = set()  # libraries this process has said it cannot write
 
 
@@ -171,10 +172,10 @@ class SkillLibrary(ManifestStore):
         self.read_only = reason
         if self.root not in _noted_read_only:
             _noted_read_only.add(self.root)
-            print(
-                f"note: the skill library at {self.root} is read-only ({reason}); "
-                "using it without saving",
-                file=sys.stderr,
+            logger.warning(
+                "note: the skill library at %s is read-only (%s); using it without saving",
+                self.root,
+                reason,
             )
 
     def register(
@@ -202,7 +203,7 @@ class SkillLibrary(ManifestStore):
             record = SkillRecord(
                 name=name,
                 version=version,
-                kind=kind,  # type: ignore[arg-type]
+                kind=kind,
                 implementation=implementation,
                 description=description,
                 examples=list(examples),

@@ -1,50 +1,73 @@
-"""Instruction to plan: the offline and LLM planners and the closed loop that runs their plans.
+"""Instruction to plan: the offline and LLM planners, what every planner is, and the registry
+that names them (``--planner``). The closed loop that runs their plans is ``claw.runtime``'s.
 
 ::
 
-    from claw.planner import OfflinePlanner, run_instruction
+    from claw.planner import OfflinePlanner, make_planner
 
-    result = run_instruction(env, "put the red block in the blue box", OfflinePlanner())
+    plan = OfflinePlanner().plan("put the red block in the blue box", env)
+    llm = make_planner("gpt-4o-mini", fallback="offline")
 """
 
-from claw.planner.completion import ModelClient, Usage
+from claw.planner.base import AnswerHook, BasePlanner, Planner
+from claw.planner.completion import ModelClient, ModelSettings, Usage
 from claw.planner.exceptions import (
     AmbiguousError,
     InvalidPlanError,
+    InvalidPlannerError,
     PlannerUnavailableError,
     PlanTooLongError,
     UnparseableError,
     UnsupportedError,
 )
+from claw.planner.families import API_BASE_ENV  # registers offline, models and local
 from claw.planner.grammar import parse_instruction
 from claw.planner.llm import FallbackPlanner, LLMPlanner
-from claw.planner.loop import Planner, RunError, RunResult, StepReport, run_instruction
 from claw.planner.offline import OfflinePlanner
 from claw.planner.plan import MAX_PLAN_STEPS, Failure, Plan, check_plan_length, plan_problems
+from claw.planner.registry import (
+    MODEL_ENV,
+    PlannerContext,
+    PlannerFactory,
+    PlannerSpec,
+    make_planner,
+    parse_planner,
+    planner_names,
+    register_planner,
+)
 from claw.planner.text import clean_text
 
 __all__ = [
+    "API_BASE_ENV",
     "MAX_PLAN_STEPS",
+    "MODEL_ENV",
     "AmbiguousError",
+    "AnswerHook",
+    "BasePlanner",
     "Failure",
     "FallbackPlanner",
     "InvalidPlanError",
+    "InvalidPlannerError",
     "LLMPlanner",
     "ModelClient",
+    "ModelSettings",
     "OfflinePlanner",
     "Plan",
     "PlanTooLongError",
     "Planner",
+    "PlannerContext",
+    "PlannerFactory",
+    "PlannerSpec",
     "PlannerUnavailableError",
-    "RunError",
-    "RunResult",
-    "StepReport",
     "UnparseableError",
     "UnsupportedError",
     "Usage",
     "check_plan_length",
     "clean_text",
+    "make_planner",
     "parse_instruction",
+    "parse_planner",
     "plan_problems",
-    "run_instruction",
+    "planner_names",
+    "register_planner",
 ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from claw.envs.exceptions import ClawError
+from claw.common.exceptions import ClawError
 
 
 class UnparseableError(ClawError, ValueError):
@@ -27,6 +27,13 @@ class PlanTooLongError(ClawError, ValueError):
     """A plan with more steps than the cap: refused before any of it runs."""
 
     kind = "plan_too_long"
+
+
+class InvalidPlannerError(ClawError, ValueError):
+    """A ``--planner`` (or ``--fallback``) that names no registered planner, or that cannot be
+    used here; the message names what is allowed."""
+
+    kind = "invalid_input"
 
 
 class PlannerUnavailableError(ClawError, RuntimeError):

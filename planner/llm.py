@@ -22,17 +22,18 @@ Errors, and the exit codes the CLI gives them:
 
 from __future__ import annotations
 
-import sys
+import logging
 from typing import Any
 
 from pydantic import ValidationError
 
-from claw.envs.exceptions import ClawError
+from claw.common.exceptions import ClawError
 from claw.envs.tabletop import TabletopEnv
 from claw.library import SkillLibrary
 from claw.library.composite import CompositeBody
 from claw.library.composites import Composites
-from claw.planner.completion import ModelClient
+from claw.planner.base import AnswerHook, Planner
+from claw.planner.completion import ModelClient, Usage
 from claw.planner.exceptions import InvalidPlanError, PlannerUnavailableError
 from claw.planner.goal_mode import LLM_MODES, derive_steps, goal_vocabulary, uses_goal
 from claw.planner.offline import OfflinePlanner
@@ -57,6 +58,7 @@ from claw.planner.text import (
 )
 from claw.skills.base import skill_names
 
+logger = logging.getLogger(__name__)
 TOKENS_PER_STEP = 48
 """Room in an answer per allowed step: a step of a JSON plan is 10–23 tokens and a goal
 predicate about 10 (cl100k; ``{"skill": "place", "args": {"target": "far right corner",
@@ -326,11 +328,12 @@ class LLMPlanner(ModelClient):
 class FallbackPlanner:
     """A planner that hands over to another when the first is unavailable.
 
-    The hand-over is said once, in one line on stderr (``note: MODEL unavailable (REASON);
-    planning offline``), and kept in ``fallback_reason`` (None while the first one plans).
+    The hand-over is said once, in one line logged to ``claw`` (``note: MODEL unavailable
+    (REASON); planning offline``; the CLI shows it on stderr), and kept in ``fallback_reason``
+    (None while the first one plans). Its model, usage and answer hook are the first's.
     """
 
-    def __init__(self, first: Any, fallback: Any) -> None:
+    def __init__(self, first: Planner, fallback: Planner) -> None:
         self.first, self.fallback = first, fallback
         self.name = f"{first.name} (fallback {fallback.name})"
         self.active = first
@@ -338,28 +341,47 @@ class FallbackPlanner:
 
     @property
     def max_steps(self) -> int:
-        return int(getattr(self.active, "max_steps", MAX_PLAN_STEPS))
+        """The cap of the planner planning now; setting it sets both planners'."""
+        return self.active.max_steps
 
     @max_steps.setter
     def max_steps(self, value: int) -> None:
-        for planner in (self.first, self.fallback):
-            if hasattr(planner, "max_steps"):
-                planner.max_steps = value
+        self.first.max_steps = self.fallback.max_steps = value
 
     @property
     def structured_as(self) -> str | None:
         """How the planning model's answer was constrained (None once planning offline)."""
-        return getattr(self.active, "structured_as", None)
+        return self.active.structured_as
+
+    @property
+    def model(self) -> str | None:
+        """The first planner's model."""
+        return self.first.model
+
+    @property
+    def usage(self) -> Usage | None:
+        """The first planner's calls, tokens and cost (those before the hand-over)."""
+        return self.first.usage
+
+    @property
+    def on_answer(self) -> AnswerHook | None:
+        """The first planner's answer hook; setting it sets both planners'."""
+        return self.first.on_answer
+
+    @on_answer.setter
+    def on_answer(self, hook: AnswerHook | None) -> None:
+        self.first.on_answer = self.fallback.on_answer = hook
 
     def _hand_over(self, exc: PlannerUnavailableError) -> None:
         self.active = self.fallback
         if self.fallback_reason is None:
             reason = str(exc).removeprefix(f"{self.first.name} ")
             self.fallback_reason = clean_text(reason, 200)
-            print(
-                f"note: {clean_text(self.first.name, 80)} unavailable ({self.fallback_reason}); "
-                f"planning {self.fallback.name}",
-                file=sys.stderr,
+            logger.warning(
+                "note: %s unavailable (%s); planning %s",
+                clean_text(self.first.name, 80),
+                self.fallback_reason,
+                self.fallback.name,
             )
 
     def plan(self, instruction: str, env: TabletopEnv) -> Plan:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from claw.envs.exceptions import ClawError
+from claw.common.exceptions import ClawError
 from claw.envs.predicates import Predicate, check_objects, parse_predicate
 from claw.envs.tabletop import TabletopEnv
 from claw.planner.exceptions import PlanTooLongError

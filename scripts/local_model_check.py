@@ -23,10 +23,9 @@ import jsonschema
 
 from claw.envs import TabletopEnv
 from claw.eval.judging import judge
-from claw.eval.planners import make_planner
 from claw.eval.suite import load_suite
 from claw.planner import local
-from claw.planner.loop import run_instruction
+from claw.runtime import make_planner, run_instruction
 from claw.skills import skill_names
 
 

@@ -22,7 +22,7 @@ from claw.eval.runner import CaseResult, run_case
 from claw.eval.suite import load_suite
 from claw.library import SkillLibrary
 from claw.library.composites import Composites, learn_from_run
-from claw.planner.loop import RunResult
+from claw.runtime import RunResult
 from claw.skills.base import skill_names
 
 

@@ -1,5 +1,6 @@
-"""The layering README states: imports run CLI → eval / learning → planner → library → skills →
-envs; each layer has one public surface (``__all__``) and its own exceptions under ``ClawError``."""
+"""The layering README states: imports run CLI → eval / learning → runtime → planner → library →
+skills → envs → common; each layer has one public surface (``__all__``) and its own exceptions under
+``ClawError``."""
 
 from __future__ import annotations
 
@@ -12,9 +13,19 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-RANK = {"claw": 0, "eval": 1, "learning": 1, "planner": 2, "library": 3, "skills": 4, "envs": 5}
+RANK = {
+    "claw": 0,
+    "eval": 1,
+    "learning": 1,
+    "runtime": 2,
+    "planner": 3,
+    "library": 4,
+    "skills": 5,
+    "envs": 6,
+    "common": 7,
+}
 FOLDER = {"claw": "claw", **{name: name for name in RANK if name != "claw"}}
-PACKAGES = ("envs", "skills", "library", "planner", "eval", "learning")
+PACKAGES = ("common", "envs", "skills", "library", "planner", "runtime", "eval", "learning")
 
 
 def claw_imports(path: Path) -> list[tuple[int, str]]:
@@ -60,7 +71,7 @@ def test_each_layer_exports_its_api(package: str) -> None:
 
 @pytest.mark.parametrize("package", PACKAGES)
 def test_each_layer_owns_its_errors(package: str) -> None:
-    from claw.envs.exceptions import ClawError
+    from claw.common import ClawError
 
     exceptions = importlib.import_module(f"claw.{package}.exceptions")
     classes = [

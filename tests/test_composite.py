@@ -26,8 +26,8 @@ from claw.library.composite import (
     generalise,
 )
 from claw.library.composites import Composites, learn_from_run, prune
-from claw.planner.loop import RunResult, StepReport, run_instruction
 from claw.planner.offline import OfflinePlanner
+from claw.runtime import RunResult, StepReport, run_instruction
 from claw.skills.base import skill_names
 from claw.skills.exceptions import ArtifactError, InvalidParamsError
 from claw.skills.executor import SkillCall, execute_calls

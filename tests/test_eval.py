@@ -219,7 +219,7 @@ def test_read_right_compares_the_first_plan_with_the_case(
 ) -> None:
     from claw.eval.judging import read_right
     from claw.eval.suite import Case
-    from claw.planner.loop import RunResult
+    from claw.runtime import RunResult
 
     result = RunResult(instruction="x", success=False, **run)  # type: ignore[arg-type]
     assert read_right(Case(id="c", instruction="x", **case), result) is right  # type: ignore[arg-type]

@@ -131,8 +131,8 @@ def test_a_suite_case_with_a_negative_seed_names_the_case(tmp_path: Path) -> Non
 
 
 def test_the_env_and_scene_refuse_a_negative_seed() -> None:
+    from claw.common.exceptions import ClawError
     from claw.envs import SceneSpec, TabletopEnv
-    from claw.envs.exceptions import ClawError
 
     with pytest.raises(ClawError, match="0 to 4294967295"):
         SceneSpec.load("default").sample(-1)
@@ -299,7 +299,8 @@ def test_a_damaged_library_stops_a_run_before_anything_moves(
     import numpy as np
 
     from claw.envs import TabletopEnv
-    from claw.planner import OfflinePlanner, run_instruction
+    from claw.planner import OfflinePlanner
+    from claw.runtime import run_instruction
 
     (tmp_path / "library").mkdir()
     (tmp_path / "library" / "manifest.json").write_bytes(b"\xff\xfe{")

@@ -18,8 +18,8 @@ from typing import Any, ClassVar
 import pytest
 import typer
 
+from claw.common.exceptions import ClawError
 from claw.envs import TabletopEnv
-from claw.envs.exceptions import ClawError
 from claw.planner import LLMPlanner
 from claw.planner.exceptions import InvalidPlanError
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import yaml
 
-from claw.envs.exceptions import InvalidOutputError
+from claw.common.exceptions import InvalidOutputError
 from claw.eval.runner import suite_result
 from claw.eval.suite import Suite
 from claw.library.storage import default_root
@@ -245,7 +245,7 @@ def test_run_video_onto_its_scene_is_refused(tmp_path: Path) -> None:
 
 
 def test_same_file_is_by_identity_where_both_exist(tmp_path: Path) -> None:
-    from claw.envs.outputs import check_apart, same_file  # (new in issue 22)
+    from claw.common.outputs import check_apart, same_file  # (new in issue 22)
 
     a = tmp_path / "a.txt"
     a.write_text("x")

@@ -21,8 +21,8 @@ import pytest
 from claw.envs import TabletopEnv
 from claw.library import SkillLibrary
 from claw.library.composites import Composites, learn_from_run, prune
-from claw.planner.loop import RunResult, StepReport, run_instruction
 from claw.planner.plan import Plan
+from claw.runtime import BasePlanner, RunResult, StepReport, run_instruction
 from claw.skills.exceptions import ArtifactError
 from claw.skills.executor import SkillCall, execute_calls
 
@@ -131,7 +131,7 @@ def test_skills_run_of_a_primitive_on_an_uncreatable_library_shows_its_result() 
 # -- item 10: composites count against --max-steps; bodies are capped at load --------------------
 
 
-class OneCall:
+class OneCall(BasePlanner):
     """A planner whose plan is one call."""
 
     name = "one-call"

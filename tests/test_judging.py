@@ -16,7 +16,7 @@ import pytest
 from claw.envs import TabletopEnv
 from claw.eval.judging import judge, judge_push, start_xy
 from claw.eval.suite import Case, ExpectedPush
-from claw.planner.loop import RunResult
+from claw.runtime import RunResult
 from claw.skills.push import DIRECTIONS, TOLERANCE
 
 OBJECT, DIRECTION, DISTANCE = "green_block", "left", 0.05

@@ -54,7 +54,7 @@ RUN_PREFER_LEARNED = """
     import json, sys
     import numpy as np
     from claw.envs.tabletop import TabletopEnv
-    from claw.planner.loop import run_instruction
+    from claw.runtime import run_instruction
     from claw.planner.offline import OfflinePlanner
 
     env = TabletopEnv("default")
@@ -120,13 +120,14 @@ def file_in_the_way(tmp_path: Path) -> Path:
 
 @pytest.mark.parametrize("where", ["sys", "file"])
 def test_an_unwritable_library_is_read_with_builtins_in_memory_and_noted_once(
-    where: str, file_in_the_way: Path, capsys: pytest.CaptureFixture[str]
+    where: str, file_in_the_way: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     root = unwritable_root() if where == "sys" else file_in_the_way
     library = make(root, builtins=True)
     again = make(root, builtins=True)
-    err = capsys.readouterr().err
-    assert err.count("note:") == 1 and len(err.strip().splitlines()) == 1, err
+    notes = [r.getMessage() for r in caplog.records if r.name.startswith("claw.")]
+    err = "\n".join(notes)
+    assert len(notes) == 1 and notes[0].startswith("note:") and "\n" not in err, err
     assert str(root) in err and "read-only" in err
     assert library.read_only is not None
     assert {r.name for r in library.latest()} == {r.name for r in again.latest()}
@@ -138,7 +139,7 @@ def test_an_unwritable_library_is_read_with_builtins_in_memory_and_noted_once(
         library.register("wave", kind="controller", implementation="t:T", description="wave")
     with pytest.raises(LibraryError, match=str(root)):
         library.check_writable()
-    assert capsys.readouterr().err == ""  # said once
+    assert [r.getMessage() for r in caplog.records if r.name.startswith("claw.")] == notes
     assert not root.exists()
 
 
@@ -160,7 +161,7 @@ def test_register_policy_refuses_an_unwritable_library_before_measuring(
 RUN_TWO = """
     import json
     from claw.envs.tabletop import TabletopEnv
-    from claw.planner.loop import run_instruction
+    from claw.runtime import run_instruction
     from claw.planner.offline import OfflinePlanner
 
     results = []

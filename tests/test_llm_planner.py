@@ -27,12 +27,12 @@ from claw.planner.exceptions import (
     UnsupportedError,
 )
 from claw.planner.llm import answer_tokens
-from claw.planner.loop import RunError, run_instruction
 from claw.planner.offline import OfflinePlanner
 from claw.planner.plan import Plan
 from claw.planner.prompting import example_turns
 from claw.planner.schema import MAX_MESSAGE, plan_schema, response_format
 from claw.planner.text import extract_json, provider_message
+from claw.runtime import BasePlanner, RunError, run_instruction
 from claw.skills import skill_names
 
 INSTRUCTION = "put the red block next to the blue box"
@@ -288,7 +288,7 @@ def test_an_answer_with_no_steps_goal_or_error_is_not_a_plan(env: TabletopEnv, e
 def test_a_plan_with_no_goal_and_no_steps_is_not_a_success(env: TabletopEnv) -> None:
     """Whatever planner made it: the loop itself refuses to call nothing a success."""
 
-    class Idle:
+    class Idle(BasePlanner):
         name = "idle"
 
         def plan(self, instruction: str, env: TabletopEnv) -> Plan:
@@ -314,7 +314,7 @@ def test_a_goalless_push_succeeds_on_its_own_measure(env: TabletopEnv) -> None:
 
 
 def test_falling_back_offline_says_so_once(
-    env: TabletopEnv, capsys: pytest.CaptureFixture[str]
+    env: TabletopEnv, caplog: pytest.LogCaptureFixture
 ) -> None:
     llm = LLMPlanner("gpt-4o-mini", mock=lambda m: "litellm.RateLimitError", num_retries=0)
     both = FallbackPlanner(llm, OfflinePlanner())
@@ -322,8 +322,9 @@ def test_falling_back_offline_says_so_once(
     first = both.plan(INSTRUCTION, env)
     both.plan(INSTRUCTION, env)
     assert first.steps and both.active is both.fallback
-    notes = [line for line in capsys.readouterr().err.splitlines() if line.startswith("note:")]
+    notes = [r.getMessage() for r in caplog.records if r.getMessage().startswith("note:")]
     assert len(notes) == 1, notes
+    assert caplog.records[0].name.startswith("claw.") and caplog.records[0].levelname == "WARNING"
     assert notes[0].startswith("note: gpt-4o-mini unavailable (could not be reached: RateLimit")
     assert notes[0].endswith("; planning offline")
     assert both.fallback_reason is not None and "RateLimitError" in both.fallback_reason

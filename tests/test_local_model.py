@@ -16,19 +16,20 @@ import pytest
 from typer.testing import CliRunner
 
 from claw.cli import app
+from claw.common.exceptions import ClawError
 from claw.envs import TabletopEnv
-from claw.envs.exceptions import ClawError
-from claw.eval.planners import make_planner, parse_planner
 from claw.eval.suite import load_suite
 from claw.planner import local
 from claw.planner.exceptions import PlannerUnavailableError
+from claw.runtime import make_planner, parse_planner
 from claw.skills import skill_names
 
 
 def test_planner_local_is_openai_local_on_127_0_0_1() -> None:
     spec = parse_planner("local")
-    assert spec.kind == "model" and spec.model == local.LOCAL_MODEL
+    assert spec.family == "local" and spec.argument == ""
     planner = make_planner("local")
+    assert planner.model == local.LOCAL_MODEL
     assert planner.api_base == local.LOCAL_API_BASE == "http://127.0.0.1:8080/v1"
     assert planner.completion_kwargs["api_key"] == local.LOCAL_API_KEY
 

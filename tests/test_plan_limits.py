@@ -11,9 +11,9 @@ from test_llm_planner import GOOD, INSTRUCTION  # the plan the LLM tests answer 
 from claw.envs import TabletopEnv
 from claw.planner.exceptions import InvalidPlanError, PlanTooLongError
 from claw.planner.llm import LLMPlanner
-from claw.planner.loop import run_instruction
 from claw.planner.offline import OfflinePlanner
 from claw.planner.plan import MAX_PLAN_STEPS, Failure, Plan, check_plan_length
+from claw.runtime import BasePlanner, run_instruction
 from claw.skills.executor import SkillCall
 
 HUGE = json.dumps({"goal": [], "steps": [{"skill": "home", "args": {}}] * 20_000, "error": None})
@@ -45,7 +45,7 @@ def test_an_offline_plan_over_the_cap_is_refused_before_anything_moves(env: Tabl
     assert not result.steps and not result.success and (env.data.qpos == before).all()
 
 
-class ReplansLong:
+class ReplansLong(BasePlanner):
     """A first plan whose step fails without moving; then a replan of 60 steps."""
 
     name = "stub"

@@ -1,0 +1,93 @@
+"""What every planner is: the :class:`Planner` protocol, and :class:`BasePlanner`'s defaults.
+
+The closed loop (``claw.runtime.run_instruction``), ``claw eval`` and ``claw "…"`` use a planner
+only through these members: no caller probes for an attribute. A planner that asks no model
+subclasses :class:`BasePlanner` and writes ``name``, ``plan`` and ``replan``; the LLM planner and
+the fallback planner define every member themselves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+from claw.envs.tabletop import TabletopEnv
+from claw.planner.completion import Usage
+from claw.planner.plan import MAX_PLAN_STEPS, Failure, Plan
+
+AnswerHook = Callable[[list[dict[str, str]], str], None]
+"""Called with the messages and the answer of every model call (e.g. to record a cassette)."""
+
+
+class Planner(Protocol):
+    """Instruction to plan, and a new plan after a failure.
+
+    Attributes:
+        name: How results and notes name the planner (``offline``, a model string, ...).
+        max_steps: The longest plan it may write; the run sets it to the run's cap.
+        on_answer: Called after each model answer; never called by a planner that asks none.
+    """
+
+    name: str
+    max_steps: int
+    on_answer: AnswerHook | None
+
+    @property
+    def model(self) -> str | None:
+        """The model it asks (a litellm string); ``None`` for a planner that asks none."""
+        ...
+
+    @property
+    def structured_as(self) -> str | None:
+        """How the last answer was constrained (``schema:json_schema``, ``json``, ...);
+        ``None`` for a planner that asks no model."""
+        ...
+
+    @property
+    def usage(self) -> Usage | None:
+        """Calls, tokens and cost of the model's answers; ``None`` for a planner that asks none."""
+        ...
+
+    def plan(self, instruction: str, env: TabletopEnv) -> Plan:
+        """A plan for ``instruction`` from the state of ``env``."""
+        ...
+
+    def replan(
+        self, instruction: str, plan: Plan, env: TabletopEnv, failure: Failure | None = None
+    ) -> Plan:
+        """A new plan after ``plan`` failed (``failure`` says where), from the state now."""
+        ...
+
+
+class BasePlanner:
+    """The protocol's defaults for a planner that asks no model: no model, no usage, no
+    constrained answers; ``max_steps`` and ``on_answer`` are kept (and unused)."""
+
+    name: str = "planner"
+    max_steps: int = MAX_PLAN_STEPS
+    on_answer: AnswerHook | None = None
+
+    @property
+    def model(self) -> str | None:
+        """None: it asks no model."""
+        return None
+
+    @property
+    def structured_as(self) -> str | None:
+        """None: no answer is constrained."""
+        return None
+
+    @property
+    def usage(self) -> Usage | None:
+        """None: no model is called."""
+        return None
+
+    def plan(self, instruction: str, env: TabletopEnv) -> Plan:
+        """A plan for ``instruction``; subclasses write it."""
+        raise NotImplementedError
+
+    def replan(
+        self, instruction: str, plan: Plan, env: TabletopEnv, failure: Failure | None = None
+    ) -> Plan:
+        """A new plan after a failure; subclasses write it."""
+        raise NotImplementedError

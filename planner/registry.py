@@ -1,0 +1,184 @@
+"""Planners by name, registered as Gymnasium registers envs: the one registry of ``--planner``.
+
+A family registers a name and a factory (:func:`register_planner`); :func:`make_planner` builds
+the planner a ``--planner`` value names. A family without an argument is named exactly
+(``offline``, ``local``); one with an argument by its prefix, a colon and the argument
+(``replay:FILE``, ``mock:oracle``); any other name is the default family's (a litellm model
+string). Each family registers where it lives: ``claw.planner`` registers ``offline``, models
+and ``local`` (:mod:`claw.planner.families`), ``claw.eval`` registers ``replay:*`` and ``mock:*``.
+
+A name is checked by :func:`parse_planner` before anything runs; a bad one is an
+:class:`InvalidPlannerError` naming what is registered.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from claw.envs.tabletop import TabletopEnv
+from claw.planner.base import Planner
+from claw.planner.completion import ModelSettings
+from claw.planner.exceptions import InvalidPlannerError
+from claw.planner.llm import FallbackPlanner
+
+MODEL_ENV = "CLAW_MODEL"
+"""The planner used when none is named (else ``offline``)."""
+
+
+class PlannerSpec(BaseModel):
+    """A parsed ``--planner`` value: its family and the argument the family takes."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str
+    """The value as given (stripped)."""
+    family: str
+    """The registered name of its family (``offline``, ``model``, ``replay``, ``mock``, ...)."""
+    argument: str = ""
+    """What follows ``NAME:`` (``FILE`` of ``replay:FILE``); the whole value for the default
+    family (the model string); empty for a family named exactly."""
+    reads: Path | None = None
+    """A file the planner reads (a replay cassette): outputs are kept apart from it."""
+
+
+@dataclass(frozen=True)
+class PlannerContext:
+    """What a factory builds its planner from."""
+
+    spec: PlannerSpec
+    settings: ModelSettings = field(default_factory=ModelSettings)
+    """How a model is asked (endpoint, deadline, temperature, answer length, structure, mode)."""
+    env: TabletopEnv | None = None
+    """The env the run plans on, reset to its scene (``None`` before one exists)."""
+    ground_truth: object = None
+    """What a planner answering from the truth reads (``claw eval``'s suite case); ``None``
+    outside an evaluation. Its factory narrows the type."""
+
+
+PlannerFactory = Callable[[PlannerContext], Planner]
+"""Builds a family's planner."""
+SpecCheck = Callable[[PlannerSpec], PlannerSpec]
+"""Checks a family's argument before anything runs (raises :class:`InvalidPlannerError`);
+returns the spec, its ``reads`` set where the planner reads a file."""
+
+
+@dataclass(frozen=True)
+class PlannerFamily:
+    """A registered family (see :func:`register_planner`)."""
+
+    name: str
+    factory: PlannerFactory
+    usage: str
+    takes_argument: bool = False
+    check: SpecCheck | None = None
+    default: bool = False
+
+
+_families: dict[str, PlannerFamily] = {}
+
+
+def register_planner(
+    prefix: str,
+    factory: PlannerFactory,
+    *,
+    usage: str | None = None,
+    takes_argument: bool = False,
+    check: SpecCheck | None = None,
+    default: bool = False,
+) -> None:
+    """Register a planner family; registering a name again replaces it, in its place.
+
+    Args:
+        prefix: The family's name: the whole ``--planner`` value, or with ``takes_argument``
+            the part before ``:``.
+        factory: Builds the planner from a :class:`PlannerContext`.
+        usage: How the list of planners in error messages shows it (default: ``prefix``, or
+            ``prefix:ARG``); the families are listed in the order they registered.
+        takes_argument: Named ``prefix:ARGUMENT`` rather than exactly ``prefix``.
+        check: Checks the argument when the name is parsed, before anything runs.
+        default: The family of every name no other family takes (where several are, the
+            last listed); ``prefix`` is then only its name in :class:`PlannerSpec`.
+    """
+    if not prefix or ":" in prefix or any(c.isspace() for c in prefix):
+        raise ValueError(f"a planner family's name has no colon or space: {prefix!r}")
+    shown = usage or (f"{prefix}:ARG" if takes_argument else prefix)
+    _families[prefix] = PlannerFamily(prefix, factory, shown, takes_argument, check, default)
+
+
+def planner_names() -> str:
+    """The registered planners, as error messages list them."""
+    return ", ".join(family.usage for family in _families.values())
+
+
+def parse_planner(text: str | None) -> PlannerSpec:
+    """The planner ``text`` names (``None``: ``$CLAW_MODEL``, else ``offline``), checked.
+
+    Raises:
+        InvalidPlannerError: an empty name, or one its family refuses.
+    """
+    text = (text if text is not None else os.environ.get(MODEL_ENV) or "offline").strip()
+    if not text:
+        raise InvalidPlannerError(f"the planner name is empty; planners: {planner_names()}")
+    family = _family_of(text)
+    if family.default:
+        argument = text
+    elif family.takes_argument:
+        argument = text.removeprefix(f"{family.name}:")
+    else:
+        argument = ""
+    spec = PlannerSpec(text=text, family=family.name, argument=argument)
+    return family.check(spec) if family.check is not None else spec
+
+
+def _family_of(text: str) -> PlannerFamily:
+    exact = _families.get(text)
+    if exact is not None and not exact.takes_argument and not exact.default:
+        return exact
+    prefix, colon, _ = text.partition(":")
+    prefixed = _families.get(prefix)
+    if colon and prefixed is not None and prefixed.takes_argument:
+        return prefixed
+    defaults = [family for family in _families.values() if family.default]
+    if defaults:
+        return defaults[-1]
+    raise InvalidPlannerError(f"unknown planner {text!r}; planners: {planner_names()}")
+
+
+def make_planner(
+    spec: PlannerSpec | str | None,
+    *,
+    env: TabletopEnv | None = None,
+    ground_truth: object = None,
+    fallback: str | None = None,
+    settings: ModelSettings | None = None,
+) -> Planner:
+    """The planner ``spec`` names, built by its family's factory.
+
+    Args:
+        spec: A parsed spec, or a name for :func:`parse_planner`.
+        env: The env it plans on, reset (the mocks of ``claw eval`` answer from it).
+        ground_truth: The suite case, for planners that answer from it (``mock:*``).
+        fallback: ``offline`` to plan offline when the model is unavailable.
+        settings: How a model is asked (endpoint, default ``$CLAW_API_BASE``; deadline;
+            temperature; answer length; structure; mode).
+
+    Raises:
+        InvalidPlannerError: a bad name or ``--fallback``, or a planner unusable here.
+    """
+    settings = settings or ModelSettings()
+    if not isinstance(spec, PlannerSpec):
+        spec = parse_planner(spec)
+    if fallback is not None and fallback != "offline":
+        raise InvalidPlannerError(f"--fallback must be 'offline', not {fallback!r}")
+    family = _families.get(spec.family)
+    if family is None:
+        raise InvalidPlannerError(f"unknown planner {spec.text!r}; planners: {planner_names()}")
+    planner = family.factory(PlannerContext(spec, settings, env, ground_truth))
+    if fallback is not None:
+        planner = FallbackPlanner(planner, make_planner(fallback, env=env, settings=settings))
+    return planner

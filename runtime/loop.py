@@ -1,0 +1,240 @@
+"""The closed loop: plan, execute on physics, check each step, replan on failure, check the goal.
+
+As in Inner Monologue, what happened is fed back: after a failed step the planner gets the
+state as it now is and plans again (at most ``max_replans`` times). The run ends with the
+ground-truth check of the goal on the settled physics.
+
+Every plan (the first and each replan, from any planner) is refused before any of it runs when
+it has more than ``max_steps`` steps, a composite counting as the steps it expands to
+(``plan_too_long``). A run whose goal is empty has nothing to check at the end, so it succeeds
+only when its steps measure their own success — pushes and motions (``SELF_CHECKED_SKILLS``) —
+and all of them that ran last succeeded.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from claw.common.exceptions import ClawError
+from claw.envs import GoalResult
+from claw.envs.predicates import Predicate
+from claw.envs.tabletop import TabletopEnv
+from claw.library import policy_source
+from claw.library.composites import Composites
+from claw.planner.base import Planner
+from claw.planner.exceptions import PlanTooLongError
+from claw.planner.plan import MAX_PLAN_STEPS, Failure, Plan, check_plan_length, too_long_message
+from claw.runtime.exceptions import InvalidRunError
+from claw.skills.base import SkillResult
+from claw.skills.executor import ExecutionResult, SkillCall, execute_calls
+
+SELF_CHECKED_SKILLS = frozenset({"push", "move_to", "open_gripper", "close_gripper", "home"})
+"""Skills whose result is measured by the skill itself from the state: a push ends where it was
+asked to go (within 2 cm), a motion reaches its target. A plan of only these may have no goal."""
+
+
+class StepReport(BaseModel):
+    """One executed step as ``--json`` prints it."""
+
+    skill: str
+    args: dict[str, Any]
+    success: bool
+    reason: str = ""
+
+    @classmethod
+    def of(cls, step: SkillResult) -> StepReport:
+        return cls(skill=step.skill, args=step.args, success=step.success, reason=step.reason)
+
+
+class RunError(BaseModel):
+    """An error found before anything moved (or a replan that could not be made)."""
+
+    kind: str
+    message: str
+
+    @classmethod
+    def of(cls, exc: ClawError) -> RunError:
+        return cls(kind=exc.kind, message=str(exc))
+
+
+class RunResult(BaseModel):
+    """What ``claw "…"`` reports (``--json`` prints exactly this)."""
+
+    instruction: str
+    success: bool
+    goal: list[Predicate] = Field(default_factory=list)
+    plan: list[SkillCall] = Field(default_factory=list)
+    steps: list[StepReport] = Field(default_factory=list)
+    replans: int = 0
+    sim_seconds: float = 0.0
+    wall_seconds: float = 0.0
+    error: RunError | None = None
+    structured: str | None = None
+    """How an LLM's answer was constrained (``schema:json_schema``, ``schema:json_object``,
+    ``json``, ``off``); ``None`` for planners that ask no model."""
+    reason: str = Field(default="", exclude=True)
+    """Why the run failed (the failed step, the goal check, or a goal-less plan); "" on success.
+    Shown by ``claw "…"``; not in ``--json``, whose keys are the documented contract (each
+    step's own ``reason`` is there)."""
+
+
+def _library() -> tuple[Any, dict[tuple[str, str], float]]:
+    """The skill library, where policy skills get their (sha256-checked) networks, and its
+    measured success rates, for choosing between implementations."""
+    library = policy_source()
+    try:
+        return library, library.measured_success()
+    except ClawError:  # an unreadable manifest: the controllers run; a policy is refused
+        return library, {}
+
+
+def run_instruction(
+    env: TabletopEnv,
+    instruction: str,
+    planner: Planner,
+    max_replans: int = 3,
+    prefer: str | None = None,
+    on_event: Callable[[str, Any], None] | None = None,
+    max_steps: int = MAX_PLAN_STEPS,
+) -> RunResult:
+    """Plan, run and check an instruction on ``env`` (already reset to its scene).
+
+    ``prefer`` (``learned`` / ``controller``) picks a skill's implementation where it has both;
+    without it, the one with the best success measured in the skill library runs.
+
+    ``max_steps`` caps every plan's length (``--max-steps``), a composite counting as its
+    steps: a longer plan or replan is refused before any of it runs, with the error
+    ``plan_too_long``. The planner is given the same cap (``planner.max_steps``: the LLM
+    planner bounds its answers by it).
+
+    Expected problems — unreadable instructions, unknown objects, a failed plan — are in the
+    result, with ``error`` set for those found before anything moved (and for a replan that
+    cannot be made).
+    """
+    env = env.unwrapped  # type: ignore[assignment]
+    notify = on_event or (lambda kind, payload: None)
+    start_wall, start_sim = time.perf_counter(), float(env.data.time)
+    result = RunResult(instruction=instruction, success=False)
+
+    def finish() -> RunResult:
+        result.sim_seconds = round(float(env.data.time) - start_sim, 3)
+        result.wall_seconds = round(time.perf_counter() - start_wall, 3)
+        return result
+
+    if max_steps < 1:
+        raise InvalidRunError(f"max_steps must be at least 1, not {max_steps}")
+    planner.max_steps = max_steps
+    try:
+        plan = planner.plan(instruction, env)
+        check_plan_length(plan, max_steps)
+        library, measured = _library()  # a damaged library stops the run before anything moves
+        composites = Composites(library)
+        _check_expanded_length(plan, composites, max_steps)
+    except ClawError as exc:
+        result.error = RunError.of(exc)
+        return finish()
+    result.goal = list(plan.goal)
+    result.structured = planner.structured_as
+    result.plan = [call.model_copy(deep=True) for call in plan.steps]
+    notify("plan", plan)
+
+    while True:
+        outcome = execute_calls(
+            env,
+            plan.steps,
+            prefer=prefer,
+            measured=measured,
+            policies=library,
+            composites=composites,
+        )
+        for step in outcome.steps:
+            result.steps.append(StepReport.of(step))
+            notify("step", step)
+        failed = outcome.failed
+        if failed is not None and failed.error is not None and not result.steps[:-1]:
+            result.error = RunError(kind=failed.error, message=failed.reason)
+            return finish()
+        failure, check = _failure_of(outcome, env, result.goal)
+        if failure is None:
+            break
+        if result.replans >= max_replans:
+            break
+        result.replans += 1
+        try:
+            plan = planner.replan(instruction, plan, env, failure)
+            check_plan_length(plan, max_steps)
+            _check_expanded_length(plan, composites, max_steps)
+        except ClawError as exc:
+            result.error = RunError.of(exc)
+            return finish()
+        notify("replan", plan)
+        if not plan.steps:
+            break
+
+    # No physics ran since the last pass's check, if it made one: the state it judged is final.
+    notify("goal", _judge(result, check if check is not None else env.check(result.goal)))
+    return finish()
+
+
+def _failure_of(
+    outcome: ExecutionResult, env: TabletopEnv, goal: list[Predicate]
+) -> tuple[Failure | None, GoalResult | None]:
+    """What went wrong in one pass of a plan, for a replan (``None`` when nothing did: every
+    step ran and the goal holds, or there is no goal to check), and the goal's check when every
+    step ran (``None`` when one failed, and the goal was not checked)."""
+    failed = outcome.failed
+    if failed is not None:
+        call = f"{failed.skill}({failed.args})"
+        return Failure(step=len(outcome.steps), call=call, reason=failed.reason), None
+    check = env.check(goal)
+    if check.success or not goal:
+        return None, check
+    # Every step ran, yet the goal does not hold: say so and plan again.
+    reason = f"the goal does not hold: {check.reason}"
+    return Failure(step=len(outcome.steps), call="the plan", reason=reason), check
+
+
+def _judge(result: RunResult, check: GoalResult) -> GoalResult:
+    """Set the run's success and reason from the goal's ``check`` on the final state; the
+    check, as reported."""
+    last_failed = bool(result.steps) and not result.steps[-1].success
+    result.success = check.success and not last_failed
+    if last_failed:
+        result.reason = f"step {result.steps[-1].skill} failed: {result.steps[-1].reason}"
+    elif not check.success:
+        result.reason = check.reason
+    elif not result.goal:
+        result.reason = _goalless_problem(result.steps)
+        if result.reason:
+            result.success = False
+            check = check.model_copy(update={"success": False, "reason": result.reason})
+    return check
+
+
+def _check_expanded_length(plan: Plan, composites: Composites, max_steps: int) -> None:
+    """Refuse a plan whose composites expand to more than ``max_steps`` steps in all.
+
+    Raises:
+        PlanTooLongError: how many steps it runs, the cap, and how to raise it.
+    """
+    steps = composites.expanded_length(plan.steps)
+    if steps > max_steps:
+        message = too_long_message(steps, max_steps)
+        raise PlanTooLongError(f"{message}; a composite counts as the steps it runs")
+
+
+def _goalless_problem(steps: list[StepReport]) -> str:
+    """Why a run with an empty goal cannot count as a success ("" when it can)."""
+    if not steps:
+        return "the plan has no goal and no steps: nothing was done"
+    unchecked = sorted({s.skill for s in steps} - SELF_CHECKED_SKILLS)
+    if unchecked:
+        return (
+            f"the plan has no goal to check, and {', '.join(unchecked)} do not measure their own "
+            "success (only pushes and motions do)"
+        )
+    return ""
