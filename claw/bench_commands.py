@@ -155,6 +155,8 @@ def bench_planner_command(
     out = Console()
     out.print(table)
     out.print(f"first plan of the process: {result.first_plan_ms:.1f} ms")
+    per_clause = ", ".join(f"{r.suite} {r.parses_per_clause:.1f}" for r in result.suites)
+    out.print(f"parses per clause: {per_clause}; all {result.overall.parses_per_clause:.1f}")
     slowest = ", ".join(f"{case} {ms:.1f} ms" for case, ms in result.slowest)
     out.print(f"slowest: {slowest}")
 

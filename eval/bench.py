@@ -4,7 +4,8 @@ Every case of the suites is set up as ``claw eval`` sets it up (its scene, reset
 each instruction is then read (``parse_instruction``), grounded on the scene
 (``goals_and_pushes``, on the requests read once; an instruction refused while reading has no
 grounding time) and planned whole (``OfflinePlanner.plan``, which does both and then writes the
-steps), each timed ``repeats`` times. An instruction's time is the median of its repeats; the
+steps), each timed ``repeats`` times; one more reading from scratch counts its lark searches
+(``parses per clause``). An instruction's time is the median of its repeats; the
 figures are percentiles over instructions. Instructions the planner refuses (unparseable,
 unknown objects, ...) are timed to the refusal and counted apart. Nothing moves: no physics runs.
 """
@@ -14,18 +15,20 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Callable, Sequence
+from contextlib import suppress
 from typing import Any
 
 import numpy as np
-from pydantic import BaseModel
+from pydantic import BaseModel, computed_field
 
-from claw.envs.exceptions import ClawError, InvalidSceneError
+from claw.common.exceptions import ClawError
+from claw.envs.exceptions import InvalidSceneError
 from claw.envs.tabletop import TabletopEnv
 from claw.eval.suite import SUITES_DIR, load_suite
 from claw.planner.goals import goals_and_pushes
 from claw.planner.grammar import parse_instruction
 from claw.planner.offline import OfflinePlanner
-from claw.planner.parsing import clear_caches
+from claw.planner.parsing import STATS, clear_caches
 
 PHASES = ("parse", "ground", "plan")
 SLOWEST = 5  # instructions listed by name, slowest first
@@ -40,12 +43,22 @@ class PhaseTimes(BaseModel):
 
 
 class SuiteTimes(BaseModel):
-    """One suite's figures: ``plan`` is the whole call, reading and grounding included."""
+    """One suite's figures: ``plan`` is the whole call, reading and grounding included;
+    ``parses_per_clause`` is the lark searches one reading from scratch runs, per clause read
+    (cached lookups and searches skipped for lack of their keywords not counted)."""
 
     suite: str
     instructions: int
     refused: int
     phases: dict[str, PhaseTimes]
+    clauses: int = 0
+    parses: int = 0
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def parses_per_clause(self) -> float:
+        """Lark searches per clause read."""
+        return round(self.parses / self.clauses, 2) if self.clauses else 0.0
 
 
 class PlannerBench(BaseModel):
@@ -89,7 +102,18 @@ def _percentiles(values: Sequence[float]) -> PhaseTimes:
 
 def _summary(name: str, rows: list[dict[str, float]], refused: int) -> SuiteTimes:
     phases = {phase: _percentiles([row[phase] for row in rows if phase in row]) for phase in PHASES}
-    return SuiteTimes(suite=name, instructions=len(rows), refused=refused, phases=phases)
+    clauses, parses = (int(sum(row[k] for row in rows)) for k in ("clauses", "parses"))
+    return SuiteTimes(suite=name, instructions=len(rows), refused=refused, phases=phases,
+                      clauses=clauses, parses=parses)  # fmt: skip
+
+
+def _parses(text: str) -> dict[str, float]:
+    """The clauses of one reading from scratch, and the lark searches it runs."""
+    clear_caches()
+    STATS.reset()
+    with suppress(ClawError):
+        parse_instruction(text)
+    return {"clauses": STATS.clauses, "parses": STATS.parses}
 
 
 def _time_case(
@@ -97,7 +121,7 @@ def _time_case(
 ) -> tuple[dict[str, float], bool]:
     """One instruction's median time per phase on the env as it is, and whether it is refused."""
     world = env.world_state()
-    row = {"parse": _timed(lambda: parse_instruction(text), repeats)[0]}
+    row = {"parse": _timed(lambda: parse_instruction(text), repeats)[0], **_parses(text)}
     try:
         requests = parse_instruction(text)
     except ClawError:

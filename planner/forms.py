@@ -9,9 +9,14 @@ these; :mod:`claw.planner.grounding` finds the objects of the scene they mean, a
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Literal
 
 from pydantic import BaseModel, Field
+
+from claw.envs.predicates import Predicate
+from claw.planner.lexicon import Action
+from claw.skills.executor import SkillCall
 
 Quantity = Literal["one", "any", "all", "count", "pronoun"]
 
@@ -104,9 +109,6 @@ class RegionReference(BaseModel):
     text: str = ""
 
 
-Action = Literal["place", "stack", "pick", "push", "unstack", "swap", "note"]
-
-
 class Request(BaseModel):
     """One clause read from an instruction: what to do, to which objects, where.
 
@@ -126,3 +128,25 @@ class Request(BaseModel):
     direction: str | None = None  # push: left | right | far | near
     distance: float | None = None  # push: metres
     text: str = ""
+
+
+@dataclass(frozen=True)
+class Segment:
+    """Goals to reach, then the pushes asked for after them (in the instruction's order)."""
+
+    goals: list[Predicate]
+    pushes: list[SkillCall] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Grounding:
+    """What the requests ask for on this scene: the goal predicates, and the goal split where
+    pushes were asked for (the pushes run between the goals of the requests around them)."""
+
+    goal: list[Predicate]
+    segments: list[Segment]
+
+    @property
+    def pushes(self) -> list[SkillCall]:
+        """Every push asked for, in order."""
+        return [call for segment in self.segments for call in segment.pushes]

@@ -1,5 +1,7 @@
-"""From requests to goal predicates: each clause's noun phrases grounded on the scene, and the
-goal its action asks for (``claw.planner.offline`` plans the steps that reach it).
+"""The grounding stage: requests + the scene -> goal predicates (:func:`ground_requests`, a
+:class:`~claw.planner.forms.Grounding`): each clause's noun phrases grounded on the scene, the
+goal its action asks for, and the goal split where pushes were asked for, all in one pass over
+the requests (:mod:`claw.planner.steps` writes the steps that reach it).
 
 A later request about an object replaces holding it or setting it aside; "it"/"them" refers to
 what the previous request named; a push asked for stays a skill call, in its place.
@@ -7,12 +9,15 @@ what the previous request named; a push asked for stays a skill call, in its pla
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from claw.common.exceptions import ClawError
 from claw.envs.predicates import Predicate, evaluate
 from claw.envs.state import WorldState
 from claw.planner.exceptions import AmbiguousError, UnparseableError, UnsupportedError
-from claw.planner.forms import Reference, Request
+from claw.planner.forms import Grounding, Reference, Request, Segment
 from claw.planner.grounding import color_of, ground, ground_region, type_of
-from claw.planner.ordering import above, supports
+from claw.planner.ordering import above, check_conflicts, check_pushes, supports
 from claw.skills.executor import SkillCall
 
 
@@ -57,6 +62,36 @@ def _movers(resolve: Resolver, nouns: list[Reference], what: str) -> list[str]:
     return movers
 
 
+def ground_requests(
+    requests: list[Request], names: list[str], world: WorldState | None = None
+) -> Grounding:
+    """The goal the requests ask for on this scene, split where pushes were asked for.
+
+    Each push runs after the goals of the requests before it (pushes that would move what they
+    placed are refused), the goals of later requests after it.
+
+    Raises:
+        UnknownObjectError, UnparseableError, UnsupportedError: as :func:`goals_and_pushes`;
+            UnsupportedError also for goals no order reaches and a push that undoes a goal.
+    """
+    grounder = _Grounder(names, world)
+    goal, pushes = grounder.ground(requests)
+    check_conflicts(goal)
+    segments: list[Segment] = []
+    assigned: list[Predicate] = []
+    count = 0
+    for before, total in grounder.at_pushes:
+        if isinstance(before, ClawError):  # the requests before the push cannot be reached
+            raise before
+        part = [g for g in goal if g in before and g not in assigned]
+        check_pushes(assigned + part, pushes[count:total])
+        segments.append(Segment(part, pushes[count:total]))
+        assigned.extend(part)
+        count = total
+    segments.append(Segment([g for g in goal if g not in assigned], []))
+    return Grounding(goal=goal, segments=segments)
+
+
 def goals_and_pushes(
     requests: list[Request], names: list[str], world: WorldState | None = None
 ) -> tuple[list[Predicate], list[SkillCall]]:
@@ -74,67 +109,128 @@ def goals_and_pushes(
         UnparseableError: a pronoun with nothing before it, or an ambiguous noun.
         UnsupportedError: carrying a box, or holding two objects at once.
     """
-    resolve = Resolver(names, world)
-    tower = _Tower()
-    goal: list[Predicate] = []
-    aside: list[Predicate] = []  # unstacked: next to their base unless asked to go elsewhere
-    pushes: list[SkillCall] = []
-    for request in requests:
-        previous = list(resolve.last)
-        if request.action == "push":
-            pushed = [o for noun in request.objects for o in resolve.objects(noun, "block")]
-            resolve.last = pushed
-            for obj in pushed:
-                args = {"object": obj, "direction": request.direction, "distance": request.distance}
-                pushes.append(SkillCall(skill="push", args=args))
-            continue
-        if request.action == "note":  # what the instruction says is there: "it" next
-            for noun in request.objects:
-                resolve.objects(noun, "block")
-            continue
-        if request.action == "swap":
-            goal.extend(g for g in _swap(request, resolve, world) if g not in goal)
-            continue
-        if request.action == "unstack":
-            taken = [g for g in _unstack(request, resolve, world) if g not in goal]
-            goal.extend(taken)
-            aside.extend(taken)
-            continue
-        if request.relation == "together":
-            goal.extend(g for g in _together(resolve, request.objects) if g not in goal)
-            continue
+    return _Grounder(names, world).ground(requests)
+
+
+class _Grounder:
+    """The goal and pushes of the requests read so far, one request at a time."""
+
+    def __init__(self, names: list[str], world: WorldState | None) -> None:
+        self.names, self.world = names, world
+        self.resolve = Resolver(names, world)
+        self.tower = _Tower()
+        self.goal: list[Predicate] = []
+        self.aside: list[Predicate] = []  # unstacked: next to their base unless asked elsewhere
+        self.pushes: list[SkillCall] = []
+        # at each push: the goal of the requests before it (or why it fails), the pushes so far
+        self.at_pushes: list[tuple[list[Predicate] | ClawError, int]] = []
+
+    def ground(self, requests: list[Request]) -> tuple[list[Predicate], list[SkillCall]]:
+        """Every request's goals and pushes, then the goal checked whole."""
+        for request in requests:
+            self.add(request)
+        return self.result(), self.pushes
+
+    def result(self) -> list[Predicate]:
+        """The goal so far, a tower named a level at a time included.
+
+        Raises:
+            UnsupportedError: holding two objects at once.
+        """
+        goal = [*self.goal, *self.tower.goal()]
+        held = [str(g) for g in goal if g.name == "holding"]
+        if len(held) > 1:
+            raise UnsupportedError(
+                f"the claw holds one object at a time, not {len(held)}: {', '.join(held)}"
+            )
+        return goal
+
+    def add(self, request: Request) -> None:
+        """One request's goals (or pushes)."""
+        handler = _HANDLERS.get(request.action)
+        if handler is None:
+            handler = _Grounder._together if request.relation == "together" else _Grounder._carry
+        handler(self, request)
+
+    def _extend(self, goals: list[Predicate]) -> None:
+        """Add the goals not asked for yet (nor earlier in ``goals``)."""
+        self.goal.extend(g for g in goals if g not in self.goal)
+
+    def _push(self, request: Request) -> None:
+        try:
+            before: list[Predicate] | ClawError = self.result()
+        except ClawError as exc:
+            before = exc
+        pushed = [o for noun in request.objects for o in self.resolve.objects(noun, "block")]
+        self.resolve.last = pushed
+        for obj in pushed:
+            args = {"object": obj, "direction": request.direction, "distance": request.distance}
+            self.pushes.append(SkillCall(skill="push", args=args))
+        self.at_pushes.append((before, len(self.pushes)))
+
+    def _note(self, request: Request) -> None:
+        for noun in request.objects:  # what the instruction says is there: "it" next
+            self.resolve.objects(noun, "block")
+
+    def _swap(self, request: Request) -> None:
+        self._extend(_swap(request, self.resolve, self.world))
+
+    def _unstack(self, request: Request) -> None:
+        taken = [g for g in _unstack(request, self.resolve, self.world) if g not in self.goal]
+        self.goal.extend(taken)
+        self.aside.extend(taken)
+
+    def _together(self, request: Request) -> None:
+        self._extend(_together(self.resolve, request.objects))
+
+    def _carry(self, request: Request) -> None:
+        """A place, stack or pick request: what it moves, and where."""
+        previous = list(self.resolve.last)
         verb = {"pick": "pick up", "stack": "stack"}.get(request.action, "carry")
-        movers = _movers(resolve, request.objects, verb)
+        movers = _movers(self.resolve, request.objects, verb)
         # a later request about an object replaces holding it or setting it aside
-        goal = [
-            g for g in goal if not (g.args[0] in movers and (g.name == "holding" or g in aside))
+        self.goal = [
+            g
+            for g in self.goal
+            if not (g.args[0] in movers and (g.name == "holding" or g in self.aside))
         ]
         if request.action == "pick":
-            goal.extend(Predicate.of("holding", o) for o in movers)
-            continue
-        if request.relation == "at":
-            region = request.region
-            if request.region_ref is not None:
-                region = ground_region(request.region_ref, names, world)
-            if request.action == "stack" and len(movers) > 1:  # a tower at the region
-                goal.append(Predicate.of("stacked", *movers))
-            goal.extend(Predicate.of("at", o, region) for o in movers)
-            continue
-        if request.action == "stack" and request.target is None:
-            if request.bottom is not None:  # "stack the blocks from the biggest to the smallest"
-                goal.append(Predicate.of("stacked", *_by_size(movers, request, world)))
-                continue
-            if len(movers) > 1 and request.levels is None:
-                goal.append(Predicate.of("stacked", *movers))
-                continue
-            tower.add(movers, request)  # one block at a time: "…, then the green block, …"
-            continue
-        assert request.target is not None
-        if request.target.matching or request.target.mismatched:
-            targets = resolve.objects(request.target.loosened(), "box")
-            pairs = colour_pairs(movers, targets, same=request.target.matching, world=world)
-            goal.extend(_goal(request.relation, obj, box, world) for obj, box in pairs)
-            continue
+            self.goal.extend(Predicate.of("holding", o) for o in movers)
+        elif request.relation == "at":
+            self._at_region(request, movers)
+        elif request.action == "stack" and request.target is None:
+            self._free_tower(request, movers)
+        elif request.target is not None and (request.target.matching or request.target.mismatched):
+            assert request.relation is not None
+            targets = self.resolve.objects(request.target.loosened(), "box")
+            pairs = colour_pairs(movers, targets, same=request.target.matching, world=self.world)
+            self.goal.extend(_goal(request.relation, o, box, self.world) for o, box in pairs)
+        else:
+            self._relative(request, movers, previous)
+
+    def _at_region(self, request: Request, movers: list[str]) -> None:
+        """Movers at a table region (a tower there, for a stack of several)."""
+        region = request.region
+        if request.region_ref is not None:
+            region = ground_region(request.region_ref, self.names, self.world)
+        assert region is not None
+        if request.action == "stack" and len(movers) > 1:
+            self.goal.append(Predicate.of("stacked", *movers))
+        self.goal.extend(Predicate.of("at", o, region) for o in movers)
+
+    def _free_tower(self, request: Request, movers: list[str]) -> None:
+        """A stack with no base named: by size, all at once, or a block at a time."""
+        if request.bottom is not None:  # "stack the blocks from the biggest to the smallest"
+            self.goal.append(Predicate.of("stacked", *_by_size(movers, request, self.world)))
+        elif len(movers) > 1 and request.levels is None:
+            self.goal.append(Predicate.of("stacked", *movers))
+        else:
+            self.tower.add(movers, request)  # one block at a time: "…, then the green block, …"
+
+    def _relative(self, request: Request, movers: list[str], previous: list[str]) -> None:
+        """Movers placed relative to a target object (on, in, next to, left of, ...)."""
+        assert request.target is not None and request.relation is not None
+        resolve = self.resolve
         # "it" in the target is what an earlier request named, else what this one's objects
         # were named by ("the blocks with the same colour as the red box ... into it")
         landmarks = [n for n in resolve.mentioned if n not in movers][-1:]
@@ -142,8 +238,10 @@ def goals_and_pushes(
         if request.relation == "in" and request.target.every and len(movers) > 1:
             boxes = resolve.objects(request.target, "box")  # "in the boxes": spread over them
             resolve.last = movers
-            goal.extend(Predicate.of("in", o, boxes[i % len(boxes)]) for i, o in enumerate(movers))
-            continue
+            self.goal.extend(
+                Predicate.of("in", o, boxes[i % len(boxes)]) for i, o in enumerate(movers)
+            )
+            return
         target = resolve.one(request.target, "block" if request.relation == "on" else None)
         resolve.last = movers
         if target in movers:
@@ -151,17 +249,19 @@ def goals_and_pushes(
                 raise UnparseableError(f"{target} cannot be placed relative to itself")
             movers = [o for o in movers if o != target]  # "all the blocks on the red block"
             resolve.last = movers
-        if request.relation == "on" and type_of(target, world) == "block" and len(movers) > 1:
-            goal.append(Predicate.of("stacked", target, *movers))  # a tower on the target
-            continue
-        goal.extend(_goal(request.relation, o, target, world) for o in movers)
-    goal.extend(tower.goal())
-    held = [str(g) for g in goal if g.name == "holding"]
-    if len(held) > 1:
-        raise UnsupportedError(
-            f"the claw holds one object at a time, not {len(held)}: {', '.join(held)}"
-        )
-    return goal, pushes
+        if request.relation == "on" and type_of(target, self.world) == "block" and len(movers) > 1:
+            self.goal.append(Predicate.of("stacked", target, *movers))  # a tower on the target
+            return
+        self.goal.extend(_goal(request.relation, o, target, self.world) for o in movers)
+
+
+_HANDLERS: dict[str, Callable[[_Grounder, Request], None]] = {
+    "push": _Grounder._push,
+    "note": _Grounder._note,
+    "swap": _Grounder._swap,
+    "unstack": _Grounder._unstack,
+}
+"""The grounding of each action that is neither a place, a stack nor a pick."""
 
 
 class _Tower:

@@ -19,7 +19,7 @@ from claw.envs.regions import REGIONS, region_anchor
 from claw.envs.state import WorldState
 from claw.planner.exceptions import AmbiguousError, UnparseableError, UnsupportedError
 from claw.planner.forms import Filter, Reference, RegionReference
-from claw.planner.vocabulary import COLOR_FAMILIES
+from claw.planner.lexicon import COLOR_FAMILIES
 
 TIE = 0.01  # m: two objects closer than this along a measure are not told apart by it
 TABLE_GAP = 0.005  # m: an object whose bottom is this near the table stands on it
@@ -332,7 +332,7 @@ def ground_region(region: RegionReference, names: list[str], world: WorldState |
         )
         for r in kinds
     }
-    order = sorted(distance, key=distance.get, reverse=region.measure == "farthest")
+    order = sorted(distance, key=lambda r: distance[r], reverse=region.measure == "farthest")
     if len(order) > 1 and abs(distance[order[0]] - distance[order[1]]) < TIE:
         raise AmbiguousError(f"{region.text!r} could be the {order[0]} or the {order[1]}")
     return order[0]

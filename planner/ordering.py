@@ -16,9 +16,9 @@ import numpy as np
 from claw.envs.predicates import Predicate, evaluate
 from claw.envs.regions import region_anchor
 from claw.envs.state import WorldState
+from claw.envs.world import held_object, supported_by
 from claw.planner.exceptions import UnsupportedError
 from claw.skills.executor import SkillCall
-from claw.skills.pick import held_object, supported_by
 
 REGION_CLEARING = 0.15  # m from a region's anchor: blocks this near may be moved to make room
 CLEAR_TOP = ("on", "in", "stacked")  # relations whose target's top must be free of other goals

@@ -4,54 +4,70 @@ Tokens are the words and marks of a normalised instruction. A token may play sev
 the keyword a rule spells, or a plain ``WORD`` of a noun phrase. :func:`parse_all` feeds lark's
 LALR tables (through its public interactive parser) one token at a time and enumerates the role
 assignments the grammar accepts, keyword roles first, so the first parse reads every keyword it
-can; :mod:`claw.planner.grammar` gives the parses their meaning. The vocabulary rules (``v_*``:
-verbs, relation phrases, directions, units, number words) are generated from
-:mod:`claw.planner.vocabulary` when the grammar is first built.
+can; :mod:`claw.planner.grammar` gives the parses their meaning. The word rules (verbs ``v_*``,
+relation phrases, directions, units, number words, filler and sequence words, ...) are
+generated from :mod:`claw.planner.lexicon` when the grammar is first built. A search is skipped
+where the text lacks the words every parse of its rule spells; ``STATS`` counts them.
+
+A clause is read once (rule ``clause``, :mod:`claw.planner.clauses`): the parses of rules inside
+it (its placements, a definition) are subtrees of that reading, lent to :func:`parse_all` for
+their texts (:func:`lend`) so that no search of their own reads them again. The words a free
+sequence drops (:func:`without`: "up", "right" in "right next to", "by about") are read from the
+tokens' roles, which its first parse gives every token, unless a longer phrase may start.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import suppress
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from importlib.resources import files
+from typing import Any, Literal, TypeVar
 
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedToken
 from lark.lexer import PatternStr
 from lark.parsers.lalr_interactive_parser import InteractiveParser
 
-from claw.planner import vocabulary as vocab
+from claw.planner import lexicon
 
-_STARTS = ("instruction", "pieces", "head", "means", "verb_phrase", "take_apart", "off",
-           "tower_noun", "together", "levels", "each_other", "on_table", "unnamed_spot",
+_STARTS = ("instruction", "pieces", "clause", "means", "verb_phrase", "take_apart", "off",
+           "tower_noun", "together", "levels", "on_table", "unnamed_spot",
            "filler_words", "adverbs", "placement", "under", "side_of", "measure", "slight",
            "direction", "push_words", "definition", "statement", "elided", "for_each", "wish",
            "state_words", "obligation", "swap", "by_size")  # fmt: skip
-RELATIONS, WAYS = dict(vocab.RELATION_PHRASES), dict(vocab.DIRECTION_WORDS)
+RELATIONS, WAYS = dict(lexicon.RELATION_PHRASES), dict(lexicon.DIRECTION_WORDS)
 _RELATION_WORDS = [tuple(phrase.split()) for phrase in RELATIONS]
 _TOKEN = re.compile(r"[\w']+(?:\.\d+)*|\S")  # a word ("2.5" is one) or any other mark alone
 NUMBER = re.compile(r"\d+(?:\.\d+)?")
 Parse = tuple[Tree, "Words"]
 
 
+_CACHES: list[Any] = []  # every reading kept by text, forgotten together (clear_caches)
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def cached(function: _F) -> _F:
+    """``function`` (a pure function of its texts) kept by argument, until :func:`clear_caches`."""
+    kept = lru_cache(maxsize=4096)(function)
+    _CACHES.append(kept)
+    return kept  # type: ignore[return-value]
+
+
 @cache
 def _lark() -> Lark:
-    """The LALR tables of ``grammar.lark`` and the vocabulary's rules, built once."""
+    """The LALR tables of ``grammar.lark`` and the lexicon's word rules, built once."""
     # "to the left" reads as "to the" + "left", as "towards the left" does
     directions = [p for p in WAYS if not (p.startswith("to the ") and p[7:] in WAYS)]
-    vocabulary = {"v_place": vocab.PLACE_VERBS, "v_push": vocab.PUSH_VERBS,
-                  "v_pick": vocab.PICK_VERBS, "v_stack": vocab.STACK_VERBS,
-                  "v_unsupported": vocab.UNSUPPORTED_VERBS, "v_relation": RELATIONS,
-                  "v_direction": directions, "v_unit": vocab.UNITS,
-                  "v_number": vocab.NUMBER_WORDS, "v_size": vocab.SIZE_WORDS}  # fmt: skip
-    rules = "\n".join(  # one alternative a phrase: v_pick: "pick" "up" | "pick" | ...
+    words = {**lexicon.GRAMMAR_WORDS, "v_relation": tuple(RELATIONS), "v_direction": directions}
+    rules = [  # one alternative a phrase: v_pick: "pick" "up" | "pick" | ...
         f"{name}: " + " | ".join(" ".join(f'"{w}"' for w in p.split()) for p in phrases)
-        for name, phrases in vocabulary.items()
-    )
-    text = files("claw.planner").joinpath("grammar.lark").read_text() + "\n" + rules
+        for name, phrases in words.items()
+    ]
+    rules.append("verb: " + " | ".join(lexicon.VERB_ORDER))
+    text = files("claw.planner").joinpath("grammar.lark").read_text() + "\n" + "\n".join(rules)
     return Lark(
         text,
         parser="lalr",
@@ -84,7 +100,7 @@ class Words:
         return self.text[self.starts[i] : self.ends[j - 1]] if i < j else ""
 
 
-@lru_cache(maxsize=4096)
+@cached
 def tokens(text: str) -> Words:
     """The tokens of ``text``."""
     found = list(_TOKEN.finditer(text))
@@ -100,7 +116,8 @@ def _roles(start: str, words: Words, i: int) -> list[str]:
     after = words.words[i + 1] if i + 1 < len(words.words) else ""
     keyword = _keywords().get(word)
     if keyword and not (
-        (start in ("placement", "direction") and not words.spaced[i])  # "(on": not a relation
+        (start == "direction" and not words.spaced[i])  # "(left": no direction (placement:
+        # claw.planner.places drops a relation that is no whole word)
         or (start == "pieces" and word == "next" and after == "to")  # "next to": no sequence
         or (word == "keep" and not re.match(r"\w+ing\b", after))  # "keep pushing it"
         or (start == "adverbs" and not _before_relation(words, i))  # "right next to"
@@ -120,7 +137,108 @@ def _before_relation(words: Words, i: int) -> bool:
     )
 
 
+Needs = tuple[tuple[frozenset[str], ...], ...]
+
+
+Need = frozenset[str] | None  # one of these words is in every parse; None: no word is needed
+
+
+@cache
+def _needs() -> dict[str, Needs]:
+    """For each start rule: its alternatives, each as the word sets that every parse of it
+    meets (a word of each set is in the text): a parse needs the words its keywords spell."""
+    rules = _lark().rules
+    found: dict[str, Need] = {"WORD": None, "NUM": None}
+    found |= {t.name: frozenset({t.pattern.value}) for t in _lark().terminals
+              if isinstance(t.pattern, PatternStr)}  # fmt: skip
+    origins = sorted({r.origin.name for r in rules})
+    for _ in range(len(rules)):  # to a fixpoint: each round settles what it can
+        before = dict(found)
+        for origin in origins:
+            alternatives = [_need([s.name for s in r.expansion], found)
+                            for r in rules if r.origin.name == origin]  # fmt: skip
+            if None in alternatives:
+                found[origin] = None
+            elif "unknown" not in alternatives:
+                found[origin] = frozenset().union(*alternatives)  # type: ignore[arg-type]
+        if found == before:
+            break
+    return {
+        start: tuple(
+            tuple(x for x in (found.get(s.name) for s in rule.expansion) if x)
+            for rule in rules
+            if rule.origin.name == start
+        )
+        for start in _STARTS
+    }
+
+
+def _need(symbols: list[str], found: dict[str, Need]) -> Need | Literal["unknown"]:
+    """What a sequence of symbols needs: the smallest word set one of them needs; "unknown"
+    while none is known to need one and some are not known yet."""
+    sets = [need for name in symbols if (need := found.get(name))]
+    if sets:
+        return min(sets, key=len)
+    return None if all(name in found for name in symbols) else "unknown"
+
+
+def _viable(start: str, words: Words) -> bool:
+    """Whether ``words`` hold the keywords some alternative of rule ``start`` needs."""
+    present = set(words.words)
+    return any(all(need & present for need in alternative) for alternative in _needs()[start])
+
+
+@dataclass
+class ParseStats:
+    """How much reading costs: lark searches run (``parses``: each :func:`parse_all` call that
+    searches, so each cache miss of :func:`parse_first`), searches skipped (``skipped``: the
+    text lacks the words the rule needs), lookups (``lookups``: every :func:`parse_first`
+    call, cached or not), parses read within a larger one (``lent``) and the clauses read."""
+
+    parses: int = 0
+    lookups: int = 0
+    skipped: int = 0  # parses not run: the text lacks the words the rule needs
+    lent: int = 0  # parses not run: read within a larger parse (lend)
+    clauses: int = 0  # clauses read (claw.planner.grammar.parse_instruction)
+
+    def reset(self) -> None:
+        """Start counting from zero."""
+        self.parses = self.lookups = self.skipped = self.lent = self.clauses = 0
+
+
+STATS = ParseStats()
+"""The process's counts since the last :meth:`ParseStats.reset`."""
+
+
+_LENT: dict[tuple[str, str], tuple[Parse, ...]] = {}  # parses read within a larger one
+_MAX_LENT = 4096
+
+
+def lend(start: str, text: str, parses: Iterable[Parse]) -> None:
+    """Keep ``parses`` (subtrees of a larger parse, over its words, in the order a search finds
+    them) as every parse of ``text`` from rule ``start``: :func:`parse_all` reads them back
+    without a search of its own (``STATS.lent``)."""
+    if len(_LENT) >= _MAX_LENT:
+        del _LENT[next(iter(_LENT))]
+    _LENT[start, text] = tuple(parses)
+
+
 def parse_all(start: str, text: str) -> Iterator[Parse]:
+    """Every parse of ``text`` from rule ``start`` (counted in ``STATS``), lazily; none, without
+    a search, when the text lacks the words every parse of the rule spells; those lent by a
+    larger parse (:func:`lend`), without a search."""
+    lent = _LENT.get((start, text))
+    if lent is not None:
+        STATS.lent += 1
+        return iter(lent)
+    if not _viable(start, tokens(text)):
+        STATS.skipped += 1
+        return iter(())
+    STATS.parses += 1
+    return _search(start, text)
+
+
+def _search(start: str, text: str) -> Iterator[Parse]:
     """Every parse of ``text`` from rule ``start``, depth first, keyword roles first.
 
     The search keeps its own stack (no recursion, so no limit on the text's length): each entry
@@ -166,10 +284,15 @@ def _branch(parser: InteractiveParser) -> InteractiveParser:
     return branch
 
 
-@lru_cache(maxsize=4096)
 def parse_first(start: str, text: str) -> Parse | None:
     """The first parse of ``text`` from rule ``start``, or None (kept: a clause is asked about
     several times while an instruction is read; parses are never changed once made)."""
+    STATS.lookups += 1
+    return _first(start, text)
+
+
+@cached
+def _first(start: str, text: str) -> Parse | None:
     return next(parse_all(start, text), None)
 
 
@@ -177,7 +300,7 @@ def span(node: Tree | Token | None, inner: bool = False) -> tuple[int, int]:
     """The token indices (start, end) a subtree covers, or with ``inner`` its children outside
     their ``rest``s (the phrase a rule found); (0, 0) when empty."""
     if isinstance(node, Token):
-        return node.start_pos, node.start_pos + 1  # type: ignore[operator]
+        return node.start_pos, node.start_pos + 1  # type: ignore[operator, return-value]
     if inner and node is not None:
         node = Tree(
             "", [c for c in node.children if not (isinstance(c, Tree) and c.data == "rest")]
@@ -200,18 +323,54 @@ def text_of(parse: Parse, name: str | int) -> str:
 
 def without(text: str, start: str, drop: set[str]) -> str:
     """``text`` without the subtrees named in ``drop`` of its first parse from ``start``."""
-    parse = parse_first(start, text)
-    if parse is None:
-        return text
-    (tree, words), gone = parse, set()
-    for child in (c for c in tree.children if isinstance(c, Tree) and c.data in drop):
-        gone.update(range(*span(child)))
+    words = tokens(text)
+    gone = _marked(start, words, frozenset(drop))
+    if gone is None:
+        parse = parse_first(start, text)
+        if parse is None:
+            return text
+        tree, gone = parse[0], set[int]()
+        for node in (c for c in tree.children if isinstance(c, Tree) and c.data in drop):
+            gone.update(range(*span(node)))
     kept = [i for i in range(len(words.words)) if i not in gone]
     return "".join((" " if k and words.starts[i] > words.ends[kept[k - 1]] else "") + words.words[i]
                    for k, i in enumerate(kept))  # fmt: skip
 
 
+def _marked(start: str, words: Words, drop: frozenset[str]) -> set[int] | None:
+    """The tokens in ``drop``'s subtrees of the first parse of a free sequence (``start`` reads
+    any words, and phrases of ``drop`` among them: ``adverbs: (_w | adverb)*``), read from the
+    roles alone: where each token's first role there is a plain word or a one-word phrase of
+    ``drop``, the first parse gives each token that role. None where a role starts a longer
+    phrase ("so that it is"): then only the search knows."""
+    phrases = _phrases(drop)
+    if phrases is None:
+        return None
+    (whole, longer), gone = phrases, set[int]()
+    for i in range(len(words.words)):
+        role = next(r for r in _roles(start, words, i) if r in whole or r in longer or r == "WORD")
+        if role in longer:
+            return None
+        if role != "WORD":
+            gone.add(i)
+    return gone
+
+
+@cache
+def _phrases(drop: frozenset[str]) -> tuple[frozenset[str], frozenset[str]] | None:
+    """The terminals that are a whole alternative of a rule in ``drop`` (a one-word phrase),
+    and those that start a longer one; None where an alternative starts with a rule."""
+    whole, longer, keywords = set[str](), set[str](), set(_keywords().values())
+    for rule in (r for r in _lark().rules if r.origin.name in drop):
+        names = [s.name for s in rule.expansion]
+        if not names or names[0] not in keywords:
+            return None
+        (whole if len(names) == 1 else longer).add(names[0])
+    return frozenset(whole - longer), frozenset(longer)
+
+
 def clear_caches() -> None:
     """Forget the texts read so far (for timing a reading from scratch)."""
-    parse_first.cache_clear()
-    tokens.cache_clear()
+    for kept in _CACHES:
+        kept.cache_clear()
+    _LENT.clear()

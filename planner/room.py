@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from claw.envs.exceptions import ClawError
+from claw.common.exceptions import ClawError
 from claw.envs.predicates import AT_RADIUS, Predicate, evaluate
 from claw.envs.regions import REGIONS, region_anchor
 from claw.envs.state import WorldState
+from claw.envs.world import supported_by
 from claw.planner.ordering import REGION_CLEARING, moves, targets
 from claw.skills.exceptions import NoPlacement
 from claw.skills.executor import SkillCall
-from claw.skills.pick import supported_by
 from claw.skills.placement import find_placement
 
 BOX_MARGIN = 0.002  # m: a box this far inside a region's radius holds blocks ``at`` the region

@@ -44,6 +44,7 @@ def test_every_instruction_is_timed_and_refusals_are_counted(tmp_path: Path) -> 
         assert 0 < times.p50_ms <= times.p95_ms <= times.max_ms
     assert result.overall.instructions == 3 and result.first_plan_ms > 0
     assert {case for case, _ in result.slowest} == {"tiny/place", "tiny/region", "tiny/unknown"}
+    assert suite.clauses == 3 and 0 < suite.parses_per_clause < 15  # lark searches per clause
 
 
 def test_the_shipped_suites_are_the_default() -> None:
@@ -60,6 +61,7 @@ def test_cli_json_and_a_missing_suite(tmp_path: Path) -> None:
     figures = json.loads(ok.stdout)
     assert figures["overall"]["instructions"] == 3
     assert set(figures["overall"]["phases"]) == set(PHASES)
+    assert figures["overall"]["parses_per_clause"] > 0
     missing = subprocess.run(
         [*run, "--suite", str(tmp_path / "none.yaml")], capture_output=True, text=True, timeout=120
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from claw.planner import grammar, parsing
+from claw.planner import grammar, parsing, places
 from claw.planner.exceptions import UnparseableError, UnsupportedError
 from claw.planner.forms import Request
 
@@ -170,7 +170,7 @@ def test_refused(instruction: str, error: type[Exception], says: str) -> None:
 
 def test_ambiguous_relation_keeps_first_reading_parse() -> None:
     """Of the splits OBJECTS RELATION TARGET, the first whose two sides read."""
-    assert grammar._find_relation("the block closest to the red bowl in the green box") == (
+    assert places.find_relation("the block closest to the red bowl in the green box") == (
         "the block closest to the red bowl", "in", "the green box",
     )  # fmt: skip
 

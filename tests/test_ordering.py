@@ -16,10 +16,10 @@ from claw.envs.state import ObjectState, WorldState
 from claw.planner.exceptions import UnsupportedError
 from claw.planner.goals import goals_and_pushes
 from claw.planner.grammar import parse_instruction
-from claw.planner.loop import run_instruction
 from claw.planner.offline import OfflinePlanner
 from claw.planner.ordering import supports
 from claw.planner.room import stack_base
+from claw.runtime import run_instruction
 from claw.skills.executor import SkillCall
 from claw.skills.placement import find_placement
 

@@ -29,8 +29,8 @@ from claw.eval.suite import load_suite
 from claw.planner.exceptions import UnparseableError, UnsupportedError
 from claw.planner.goals import goals_and_pushes
 from claw.planner.grammar import DEFAULT_PUSH, SMALL_PUSH, parse_instruction, split_clauses
-from claw.planner.loop import RunResult, run_instruction
 from claw.planner.offline import OfflinePlanner
+from claw.runtime import RunResult, run_instruction
 from claw.skills.base import SkillResult, skill_names
 from claw.skills.executor import SkillCall, execute_calls
 from claw.skills.place import Place

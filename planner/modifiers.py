@@ -1,0 +1,387 @@
+"""A noun phrase's words under a cursor (:class:`Cursor`), and its post-modifiers: what
+follows the head ("on the table", "from the left", "closest to the box", "except the red one",
+"that is not red", "left of the blue box", ...), each read by one reader, tried in a fixed order
+(:func:`post`). :mod:`claw.planner.reference` reads the rest of the phrase; a reader that
+meets a nested phrase ("left of *the blue box*") has the cursor read it (:meth:`Cursor.phrase`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from claw.envs.exceptions import PredicateError
+from claw.envs.regions import resolve_region
+from claw.planner.forms import Filter, Reference, RegionReference
+from claw.planner.lexicon import (
+    BE,
+    COLOR_FAMILIES,
+    COLOR_NOUNS,
+    COLOR_WORDS,
+    COMPASS,
+    DIFFERENT,
+    EXCEPT,
+    EXTREME_WORDS,
+    GENERIC_HEADS,
+    MATCH_VERBS,
+    ON_TABLE,
+    PARITY,
+    REFERRING_RELATIONS,
+    REGION_ALIASES,
+    REGION_HEADS,
+    REGION_NOUNS,
+    ROBOT,
+    SAME,
+    SIDE_WORDS,
+    TEMPORAL,
+    TYPE_WORDS,
+    UNDER_WORDS,
+    WHOSE_COLOR_DIFFERS,
+)
+
+
+class Cursor:
+    """The words of a phrase, a cursor over them, and how a nested phrase is read from it."""
+
+    def __init__(self, text: str, read: Callable[[Cursor], Reference | None]) -> None:
+        self.text = text
+        self.words = text.replace(",", " , ").split()
+        self.i = 0
+        self.read = read
+
+    def phrase(self) -> Reference | None:
+        """A noun phrase from the cursor on (as far as it goes), or None."""
+        return self.read(self)
+
+    def peek(self, k: int = 0) -> str:
+        """The word ``k`` after the cursor ("" past the end)."""
+        return self.words[self.i + k] if self.i + k < len(self.words) else ""
+
+    def take(self, *seq: str) -> bool:
+        """Consume ``seq`` if the words continue with it."""
+        if tuple(self.words[self.i : self.i + len(seq)]) == seq:
+            self.i += len(seq)
+            return True
+        return False
+
+    def take_any(self, options: tuple[tuple[str, ...], ...]) -> tuple[str, ...] | None:
+        """Consume the longest of ``options`` the words continue with; which one."""
+        for seq in sorted(options, key=len, reverse=True):
+            if self.take(*seq):
+                return seq
+        return None
+
+    @property
+    def done(self) -> bool:
+        """Whether every word has been read."""
+        return self.i >= len(self.words)
+
+
+def named_region(words: list[str], text: str = "") -> RegionReference | None:
+    """The region these words name outright ("the bottom right area of the table"), if any."""
+    skip = {"of", "the", "table", *REGION_NOUNS}
+    name = [REGION_ALIASES.get(w, w) for w in words if w not in skip]
+    if not name or not set(name) & {"left", "right", "far", "near", "center", "side", "corner"}:
+        return None
+    try:
+        return RegionReference(region=resolve_region(" ".join(name)), text=text)
+    except PredicateError:
+        return None
+
+
+def post(words: Cursor, ref: Reference) -> None:
+    """Post-modifiers, as many as follow."""
+    while not words.done:
+        start = words.i
+        if _post_one(words, ref):
+            continue
+        words.i = start
+        return
+
+
+def _post_one(words: Cursor, ref: Reference) -> bool:
+    """One post-modifier; False (cursor anywhere) when none starts here.
+
+    Each reader says True or False once it has recognised its words, None to let the next try
+    (where it leaves the cursor as it found it). "is", "that", "which", ... come between the
+    first readers and the others; "not" before the last ones."""
+    for read in _POST_FIRST:
+        found = read(words, ref)
+        if found is not None:
+            return found
+    while words.peek() in BE:
+        words.i += 1
+    for read in _POST_AFTER_BE:
+        found = read(words, ref)
+        if found is not None:
+            return found
+    negated = words.take("not")
+    for negatable in _POST_NEGATABLE:
+        found = negatable(words, ref, negated)
+        if found is not None:
+            return found
+    return False
+
+
+def _on_table(words: Cursor, ref: Reference) -> bool | None:
+    """ "the blue block on the table": not on another object."""
+    if not words.take_any(ON_TABLE):
+        return None
+    ref.filters.append(Filter(kind="region", region="table"))
+    return True
+
+
+def _counted_from(words: Cursor, ref: Reference) -> bool | None:
+    """ "the second block from the left"; "the blocks from the bottom left area": where."""
+    if words.peek(1) == "under" or not words.take("from"):
+        return None
+    words.take("the")
+    side = SIDE_WORDS.get(words.peek())
+    counted = any(f.kind in ("ordinal", "extreme") for f in ref.filters)
+    if side is None or not counted:  # "the blocks from the bottom left area": where they are
+        words.i -= 1 if words.words[words.i - 1] == "the" else 0
+        return _region_filter(words, ref)
+    words.i += 1
+    words.take("side") or words.take("end")
+    for f in ref.filters:
+        if f.kind == "ordinal":
+            f.side = side
+    return True
+
+
+def _extreme_to(words: Cursor, ref: Reference) -> bool | None:
+    """ "closest to the box", "farthest from me"."""
+    extreme = _distance_extreme(words)
+    if extreme is None:
+        return None
+    ref.filters.append(extreme)
+    return True
+
+
+def _except(words: Cursor, ref: Reference) -> bool | None:
+    """ "except the red one", "other than the boxes"."""
+    if not words.take_any(EXCEPT):
+        return None
+    target = words.phrase()
+    if target is None:
+        return False
+    ref.filters.append(Filter(kind="except", target=target))
+    return True
+
+
+def _parity(words: Cursor, ref: Reference) -> bool | None:
+    """ "the blocks of an even number"."""
+    parity = words.take_any(PARITY)
+    if parity is None:
+        return None
+    ref.filters.append(Filter(kind="parity", even="even" in parity))
+    return True
+
+
+def _with_of(words: Cursor, ref: Reference) -> bool | None:
+    """ "of warm colours", "with the same colour as the red box"."""
+    if not (words.take("with") or words.take("of")):
+        return None
+    words.take("a")
+    if words.peek() in COLOR_FAMILIES and words.peek(1) in COLOR_NOUNS:  # "of warm colours"
+        ref.family = words.peek()
+        words.i += 2
+        return True
+    return _colour_match(words, ref)
+
+
+def _temporal(words: Cursor, ref: Reference) -> bool | None:
+    """ "that was previously ...", "as well": nothing to add."""
+    return True if words.take_any(TEMPORAL) else None
+
+
+def _compass_relation(words: Cursor, ref: Reference) -> bool | None:
+    """ "at its north", "to the east of the box"."""
+    compass = _compass(words)
+    if compass is None:
+        return None
+    ref.filters.append(compass)
+    return True
+
+
+def _same_colour(words: Cursor, ref: Reference) -> bool | None:
+    """ "that has the same colour as the blue box"."""
+    mark = words.i
+    if _colour_match(words, ref):
+        return True
+    words.i = mark
+    return None
+
+
+def _matches(words: Cursor, ref: Reference) -> bool | None:
+    """ "that matches its colour", "matching the colour of the red box"."""
+    if not words.take_any(MATCH_VERBS):
+        return None
+    words.take_any(SAME) or words.take("the")
+    if words.peek() not in COLOR_NOUNS:
+        return False
+    words.i += 1
+    if words.take("of") or words.take("as"):  # "matching the colour of the red box"
+        target = words.phrase()
+        if target is None:
+            return False
+        ref.filters.append(Filter(kind="same_color", target=target))
+        return True
+    ref.filters.append(Filter(kind="matching", same=True))
+    return True
+
+
+def _colour_differs(words: Cursor, ref: Reference) -> bool | None:
+    """ "a bowl whose colour differs from its own"."""
+    if not words.take_any(WHOSE_COLOR_DIFFERS):
+        return None
+    words.take_any((("from", "its", "own"), ("from", "its"), ("from", "theirs")))
+    ref.filters.append(Filter(kind="matching", same=False))
+    return True
+
+
+def _colour_is(words: Cursor, ref: Reference, negated: bool) -> bool | None:
+    """ "every block that is (not) red"."""
+    if words.peek() not in COLOR_WORDS or words.peek(1) in (*TYPE_WORDS, *GENERIC_HEADS):
+        return None
+    ref.filters.append(Filter(kind="color", measure=COLOR_WORDS[words.peek()], negated=negated))
+    words.i += 1
+    return True
+
+
+def _not_a(words: Cursor, ref: Reference, negated: bool) -> bool | None:
+    """ "everything that is not a box": all but the boxes."""
+    kind = words.peek(1) if words.peek() in ("a", "an") else words.peek()
+    if not negated or kind not in TYPE_WORDS:
+        return None
+    words.i += 1 + (words.peek() in ("a", "an"))
+    others = Reference(quantity="all", type=TYPE_WORDS[kind], text=f"the {kind}")
+    ref.filters.append(Filter(kind="except", target=others))
+    return True
+
+
+def _under(words: Cursor, ref: Reference, negated: bool) -> bool | None:
+    """ "the blue block under the red block": the red block is on it."""
+    mark = words.i
+    if words.take_any(UNDER_WORDS):
+        target = words.phrase()
+        if target is not None:
+            ref.filters.append(
+                Filter(kind="relation", relation="on", inverse=True, negated=negated,
+                       target=target)
+            )  # fmt: skip
+            return True
+        words.i = mark
+    return None
+
+
+def _relation(words: Cursor, ref: Reference, negated: bool) -> bool | None:
+    """ "(not) left of the blue box", "in the bowl"."""
+    mark = words.i
+    relation = words.take_any(tuple(REFERRING_RELATIONS))
+    if relation is not None:
+        target = words.phrase()
+        if target is not None:
+            ref.filters.append(
+                Filter(kind="relation", relation=REFERRING_RELATIONS[relation], negated=negated,
+                       target=target)
+            )  # fmt: skip
+            return True
+        words.i = mark
+    return None
+
+
+def _on_region(words: Cursor, ref: Reference, negated: bool) -> bool | None:
+    """ "on the left side", "in the far right corner"."""
+    if negated or words.peek() not in ("on", "in", "at", "within"):
+        return None
+    words.i += 1
+    return _region_filter(words, ref)
+
+
+_POST_FIRST: tuple[Callable[[Cursor, Reference], bool | None], ...] = (
+    _on_table, _counted_from, _extreme_to, _except, _parity, _with_of, _temporal,
+)  # fmt: skip
+_POST_AFTER_BE: tuple[Callable[[Cursor, Reference], bool | None], ...] = (
+    _temporal, _compass_relation, _extreme_to, _same_colour, _matches, _colour_differs,
+)  # fmt: skip
+_POST_NEGATABLE: tuple[Callable[[Cursor, Reference, bool], bool | None], ...] = (
+    _colour_is, _not_a, _under, _relation, _on_region,
+)  # fmt: skip
+"""The post-modifiers, tried in this order: before "is", "that", ...; after them; after "not"."""
+
+
+def _distance_extreme(words: Cursor) -> Filter | None:
+    """ "closest to X", "farthest from X"; "nearest to the robot" is the near side's extreme."""
+    word = words.peek()
+    if word not in EXTREME_WORDS or words.peek(1) not in ("to", "from"):
+        return None
+    start = words.i
+    words.i += 2
+    measure = EXTREME_WORDS[word]
+    measure = {"near": "closest", "far": "farthest"}.get(measure, measure)
+    if words.take_any(ROBOT):  # the robot stands at the near edge
+        return Filter(kind="extreme", measure="near" if measure == "closest" else "far")
+    if words.peek() == "the" and words.peek(1) in SIDE_WORDS and measure == "farthest":
+        words.i += 2  # "furthest to the right": the rightmost
+        return Filter(kind="extreme", measure=SIDE_WORDS[words.words[words.i - 1]])
+    target = words.phrase()
+    if target is None:
+        words.i = start
+        return None
+    return Filter(kind="extreme", measure=measure, target=target)
+
+
+def _colour_match(words: Cursor, ref: Reference) -> bool:
+    """ "the same colour (as X)", "a different colour", "matching colours" from the cursor."""
+    negated = bool(words.take_any(DIFFERENT))
+    same = negated or words.take_any(SAME)
+    if not same or words.peek() not in COLOR_NOUNS:
+        return False
+    words.i += 1
+    if words.take("as"):  # "with the same colour as the red box"
+        target = words.phrase()
+        if target is None or negated:
+            return False
+        ref.filters.append(Filter(kind="same_color", target=target))
+        return True
+    ref.filters.append(Filter(kind="matching", same=not negated))
+    return True
+
+
+def _compass(words: Cursor) -> Filter | None:
+    """ "at its north", "to the east of the box": a relation by compass direction."""
+    start = words.i
+    if words.take_any((("at",), ("to",), ("on",))):
+        if words.take("its") and words.peek() in COMPASS:  # of what was named last
+            relation = COMPASS[words.peek()]
+            words.i += 1
+            words.take("side")
+            return Filter(kind="relation", relation=relation, target=Reference(quantity="pronoun"))
+        if words.take("the") and words.peek() in COMPASS and words.peek(1) == "of":
+            relation = COMPASS[words.peek()]
+            words.i += 2
+            target = words.phrase()
+            if target is not None:
+                return Filter(kind="relation", relation=relation, target=target)
+    words.i = start
+    return None
+
+
+def _region_filter(words: Cursor, ref: Reference) -> bool:
+    """A region the objects are in, from the cursor ("the far left corner")."""
+    n = _region_length(words)
+    region = named_region(words.words[words.i : words.i + n])
+    if region is None or region.region is None:
+        return False
+    words.i += n
+    ref.filters.append(Filter(kind="region", region=region.region))
+    return True
+
+
+def _region_length(words: Cursor) -> int:
+    """How many words from the cursor name a region ("the far left corner of the table")."""
+    n = 0
+    allowed = {"the", "of", "table", *SIDE_WORDS, *REGION_HEADS, *REGION_ALIASES}
+    while words.peek(n) in allowed and words.peek(n):
+        n += 1
+    return n

@@ -1,0 +1,321 @@
+"""Where things go: the rest of a place, stack, push or unstack clause read into a
+:class:`~claw.planner.forms.Request` (:mod:`claw.planner.grammar` finds the verb and calls
+these).
+
+``OBJECTS [RELATION TARGET]`` and the constructions around it (together, by size, a level at a
+time, on top of each other, on the table, a distance that makes a place a push), a push's
+``OBJECTS [DISTANCE] DIRECTION [DISTANCE]``, and the blocks an unstack takes off. Of the parses
+``OBJECTS RELATION TARGET`` the first whose objects read and whose target names a place is kept.
+"""
+
+from __future__ import annotations
+
+from itertools import pairwise
+
+from lark import Tree
+
+from claw.planner import lexicon
+from claw.planner.exceptions import UnparseableError, UnsupportedError
+from claw.planner.forms import Reference, Request
+from claw.planner.parsing import (
+    NUMBER,
+    RELATIONS,
+    WAYS,
+    Parse,
+    cached,
+    child,
+    parse_all,
+    parse_first,
+    span,
+    text_of,
+    tokens,
+    without,
+)
+from claw.planner.reference import named_region, parse_reference, parse_references, parse_region
+
+_WAY_ORDER = {phrase: k for k, phrase in enumerate(WAYS)}
+_METRIC = {unit for unit in lexicon.UNITS if unit.startswith(("c", "m"))}  # "5 cm" is a distance
+
+
+@cached
+def reads_as_objects(text: str) -> bool:
+    """True when ``text`` is empty or reads as noun phrases."""
+    if not text:
+        return True
+    try:
+        parse_references(text)
+    except UnparseableError:
+        return False
+    return True
+
+
+def _region_of(text: str) -> str | None:
+    """The table region a target phrase names outright, if it names one."""
+    region = named_region(text.split())
+    return None if region is None else region.region
+
+
+@cached
+def _names_place(target: str) -> bool:
+    """True when ``target`` names objects or a table region ("the blue box", "the far side")."""
+    nouns = {"side", "corner", "center", "middle", "table", *lexicon.REGION_NOUNS}
+    if _region_of(target) and nouns & set(target.split()):  # not a bare "the right"
+        return True
+    region = parse_region(target)
+    if region is not None and region.region is None:  # "the corner farthest from the bowl"
+        return True
+    try:
+        parse_reference(target)
+    except UnparseableError:
+        return False
+    return True
+
+
+def parse_unstack(rest: str, clause: str, target: str | None = None) -> Request:
+    """Blocks to take off whatever they rest on: "the tower", "the blocks", "it"."""
+    words = tokens(rest.strip())
+    rest = words.slice(0, len(words.words) - (words.words[-1:] == ("apart",)))
+    if not rest or parse_first("tower_noun", rest):
+        objects = [Reference(quantity="all", type="block", text=rest or "the blocks")]
+    else:
+        objects = parse_references(rest)
+    return Request(
+        action="unstack",
+        objects=objects,
+        target=parse_reference(target) if target else None,
+        text=clause,
+    )
+
+
+_Split = tuple[str, str, str]  # (objects, relation, target)
+
+
+@cached
+def _placements(rest: str) -> tuple[tuple[_Split, ...], str | None]:
+    """One reading of ``rest`` (rule ``placement``): its splits OBJECTS RELATION TARGET, earliest
+    relation first (the longest where two start together), each relation a whole word between
+    spaces; and the words before "on top of each other" (its first parse), if it says that."""
+    splits, each_other = [], None
+    for tree, words in parse_all("placement", rest):
+        i, j = span(tree.children[1])
+        if tree.children[1].data == "each_other_phrase":
+            each_other = text_of((tree, words), 0) if each_other is None else each_other
+        elif all(words.spaced[i:j]):  # "(on" is no relation
+            relation = RELATIONS[" ".join(words.words[i:j])]
+            splits.append(
+                ((i, i - j), (text_of((tree, words), 0), relation, text_of((tree, words), 2)))
+            )
+    return tuple(split for _, split in sorted(splits)), each_other
+
+
+@cached
+def find_relation(rest: str) -> _Split | None:
+    """(objects, relation, target): of the parses OBJECTS RELATION TARGET, earliest relation
+    first (the longest where two start together), the first whose objects read and whose target
+    names a place, else the first."""
+    splits = _placements(rest)[0]
+    for split in splits:
+        if reads_as_objects(split[0]) and _names_place(split[2]):
+            return split
+    return splits[0] if splits else None
+
+
+@cached
+def _elided_relation(rest: str) -> tuple[str, str, str] | None:
+    """(objects, "at", target): of the parses NOUN-PHRASE ARTICLE..., the first whose sides read
+    ("put the yellow one the green thing")."""
+    for tree, words in parse_all("elided", rest):
+        i = span(tree.children[0])[1]
+        objects, target = (
+            " ".join(words.slice(*r).split()) for r in ((0, i), (i, len(words.words)))
+        )
+        if reads_as_objects(objects) and _names_place(target):
+            return objects, "at", target
+    return None
+
+
+def parse_place(rest: str, clause: str, action: str, elide: bool = False) -> Request:
+    """OBJECTS [RELATION TARGET] and the constructions around it, to a place or a stack."""
+    grouped = _grouped(rest, clause, action)
+    if grouped is not None:
+        return grouped
+    each_other = _placements(rest)[1]
+    if each_other is not None:  # "put the blocks on top of each other": a stack
+        action, rest = "stack", each_other
+    if "between" in tokens(rest).words:
+        raise UnsupportedError(
+            f"no skill places an object between two others ({clause!r}); "
+            "say next to, left of, right of, behind or in front of one of them"
+        )
+    on_table = parse_first("on_table", rest)
+    if on_table and action == "place":  # "put every block on the table": unstack them
+        return parse_unstack(text_of(on_table, "span"), clause)
+    if parse_first("unnamed_spot", rest):
+        raise UnsupportedError(
+            f"no skill puts an object down at an unnamed spot ({clause!r}); name a table region "
+            "(the center, the left side, the far right corner, ...) or an object to put it next to"
+        )
+    rest = without(rest, "filler_words", {"so_that", "updown"})  # "so that it is", "up"
+    push = _as_push(rest, clause) if action == "place" else None
+    if push is not None:
+        return push
+    rest, found = _placement(rest, clause, elide)
+    if found is None:
+        if action == "stack":
+            return Request(action="stack", objects=parse_references(rest), text=clause)
+        raise UnparseableError(f"cannot read where to put things in {clause!r}")
+    return _placed(found, clause, action)
+
+
+def _grouped(rest: str, clause: str, action: str) -> Request | None:
+    """Objects together, a tower by size, a tower a level at a time; None when neither."""
+    together = parse_first("together", rest)
+    if together and action == "place":  # "group the blue objects together": in one place
+        return Request(
+            action="place",
+            objects=parse_references(text_of(together, "span")),
+            relation="together",
+            text=clause,
+        )
+    by_size = parse_first("by_size", rest) if action == "stack" else None
+    if by_size is not None:  # "stack the blocks from the biggest to the smallest"
+        return Request(action="stack", objects=parse_references(text_of(by_size, "span")),
+                       bottom=_bottom_by_size(by_size), text=clause)  # fmt: skip
+    levels = parse_first("levels", rest) if action == "stack" else None
+    if levels is not None and child(levels[0].children[-1], "level") is not None:
+        objects, ends = [], []  # "a tower with the red block at the bottom, then the green one"
+        for part in (c for c in levels[0].children if isinstance(c, Tree)):
+            level = child(part, "level")
+            named = parse_references(text_of((part, levels[1]), "span"))
+            objects += named
+            ends += [levels[1].words[span(level)[1] - 1] if level else None] * len(named)
+        return Request(action="stack", objects=objects, levels=ends, text=clause)
+    return None
+
+
+def _as_push(rest: str, clause: str) -> Request | None:
+    """A place that is a push along the table ("move the red block 5 cm to the right": a
+    distance, "a bit", or no place named), if it reads as one."""
+    slight = parse_first("slight", rest)
+    if (
+        find_relation(rest) is None
+        or any(c.isdigit() for c in rest)
+        or (slight and slight[1].slice(*span(slight[0], inner=True)) != "a touch")
+    ):
+        try:
+            return parse_push(rest, clause, allow_place=False)
+        except UnparseableError:
+            pass
+    return None
+
+
+def _placement(rest: str, clause: str, elide: bool) -> tuple[str, tuple[str, str, str] | None]:
+    """``rest`` without a distance and adverbs, and its (objects, relation, target), if any."""
+    if any(NUMBER.fullmatch(a) and b in _METRIC for a, b in pairwise(tokens(rest).words)):
+        _, rest = _parse_distance(rest)
+    rest = without(rest, "adverbs", {"adverb"})  # "right next to", "directly behind"
+    found = find_relation(rest)
+    under = parse_first("under", rest)
+    if under and (found is None or span(under[0].children[1])[0] >= len(tokens(found[0]).words)):
+        raise UnsupportedError(  # "put it under the box", but not "put the block under X ..."
+            f"no skill puts an object under another ({clause!r}); put the other one on it instead"
+        )
+    side = parse_first("side_of", found[2]) if found and found[1] in ("at", "on", "in") else None
+    target = tokens(text_of(side, "span")).words if side else ()
+    if side and target[:1] != ("table",) and target[:2] != ("the", "table"):  # not "of the table"
+        word = side[1].words[span(child(side[0], "side"))[0]]  # "at the left of the box"
+        found = (found[0], lexicon.SIDE_RELATIONS[word], text_of(side, "span"))  # type: ignore[index]
+    if found is None and elide:  # "put the yellow one the green thing" (sic)
+        found = _elided_relation(rest)
+    return rest, found
+
+
+def _placed(found: tuple[str, str, str], clause: str, action: str) -> Request:
+    """The place or stack of (objects, relation, target): at a region, or relative to objects."""
+    objects_text, relation, target_text = found
+    if action == "stack" and relation in ("at", "in"):
+        relation = relation if relation == "in" else "on"
+    objects = parse_references(objects_text) if objects_text else [Reference(quantity="pronoun")]
+    if relation in ("at", "in", "on", "next_to"):
+        region = _region_of(target_text)
+        if region is not None:
+            return Request(
+                action=action, objects=objects, relation="at", region=region, text=clause
+            )
+        region_ref = parse_region(target_text)
+        if region_ref is not None:  # "in the corner farthest from the purple bowl"
+            return Request(
+                action=action, objects=objects, relation="at", region_ref=region_ref, text=clause
+            )
+    if relation == "at":  # "move the block to the bowl": into a container, else next to it
+        if target_text.startswith(("the", "a ")):
+            kind = parse_reference(target_text).type
+            relation = {"box": "in", None: "to"}.get(kind, "next_to")  # "to": once grounded
+        if relation == "at":
+            raise UnparseableError(f"cannot read {target_text!r} as a place on the table")
+    if action == "stack":
+        relation = "on"
+    return Request(
+        action=action,
+        objects=objects,
+        relation=relation,
+        target=parse_reference(target_text),
+        text=clause,
+    )
+
+
+def _bottom_by_size(parse: Parse) -> str:
+    """Which end of a tower by size goes at the bottom: the first of "from X to Y", the one
+    said to be at the bottom (or not the one on top), else the big one."""
+    words = parse[1].words
+    sizes = [
+        lexicon.SIZE_WORDS[words[i]]
+        for i in range(*span(parse[0]))
+        if words[i] in lexicon.SIZE_WORDS
+    ]
+    said = child(parse[0], "with_end")
+    if said is not None:
+        at_top = words[span(said)[1] - 1] == "top"
+        return {"big": "small", "small": "big"}[sizes[-1]] if at_top else sizes[-1]
+    return sizes[0] if child(parse[0], "from_to") is not None else "big"
+
+
+def _parse_distance(text: str) -> tuple[float | None, str]:
+    """How far ("5 cm", "two inches", else "a bit"), and ``text`` without it."""
+    parse = parse_first("measure", text) or parse_first("slight", text)
+    if parse is None:
+        return None, text
+    (tree, words), (i, j) = parse, span(parse[0], inner=True)
+    remaining = (text[: words.starts[i]] + text[words.ends[j - 1] :]).strip()
+    if tree.data == "slight":
+        return lexicon.SMALL_PUSH, remaining
+    number, unit = words.words[i], words.words[j - 1]
+    value = float(number) if number[0].isdigit() else float(lexicon.NUMBER_WORDS[number])
+    return value * lexicon.UNITS[unit], remaining
+
+
+def parse_push(rest: str, clause: str, allow_place: bool = True) -> Request:
+    """OBJECTS [DISTANCE] DIRECTION [DISTANCE] to a push; with a place named, a place."""
+    found = find_relation(rest) if allow_place else None
+    if found is not None and found[0] and _names_place(found[2]):
+        return parse_place(rest, clause, "place")  # "slide the red block next to the blue box"
+    distance, rest = _parse_distance(rest)
+    ways = []  # the direction earliest in the vocabulary's order, then earliest in the clause
+    for tree, words in parse_all("direction", rest):
+        i, j = span(tree, inner=True)
+        phrase = " ".join(words.words[i:j])
+        phrase = phrase if phrase in WAYS else phrase.split(" ", 2)[-1]  # "towards the left"
+        ways.append((_WAY_ORDER[phrase], i, j, WAYS[phrase], words))
+    if not ways:
+        raise UnparseableError(
+            f"cannot read which way to push in {clause!r}: say left, right, forward or back"
+        )
+    _, i, j, direction, words = min(ways, key=lambda way: way[:2])
+    rest = (rest[: words.starts[i]] + " " + rest[words.ends[j - 1] :]).strip()
+    distance, rest = (distance, rest) if distance is not None else _parse_distance(rest)
+    rest = " ".join(without(rest, "push_words", {"push_word"}).split())  # "by about"
+    objects = parse_references(rest) if rest else [Reference(quantity="pronoun")]
+    distance = distance if distance is not None else lexicon.DEFAULT_PUSH
+    return Request(
+        action="push", objects=objects, direction=direction, distance=distance, text=clause
+    )
