@@ -34,7 +34,7 @@ PUSH_GOAL_Y = (-0.34, 0.34)
 START_RANDOMIZATION = DomainRandomization(arm_jitter=0.2, observation_noise=0.0, color_jitter=0.0)
 
 
-class GoalEnv(gym.Env[dict[str, Array], Array]):
+class GoalEnv(gym.Env[dict[str, Array], np.ndarray]):
     """A goal-conditioned skill on the tabletop: reach a point, or push a block to one.
 
     Args:
@@ -75,7 +75,8 @@ class GoalEnv(gym.Env[dict[str, Array], Array]):
         self.goal = np.zeros(self.task.goal_size)
         self._last: GoalObservation | None = None
         goal_box = spaces.Box(-np.inf, np.inf, (self.task.goal_size,), np.float64)
-        self.observation_space = spaces.Dict(
+        # gymnasium types a Dict space by its sub-spaces, not by the samples it holds.
+        self.observation_space = spaces.Dict(  # type: ignore[assignment]
             {
                 "observation": spaces.Box(
                     -np.inf, np.inf, (self.task.observation_size,), np.float64
@@ -136,7 +137,9 @@ class GoalEnv(gym.Env[dict[str, Array], Array]):
         self.goal = self._sample_goal()
         return self._observe(), self._info()
 
-    def step(self, action: Array) -> tuple[dict[str, Array], float, bool, bool, dict[str, Any]]:
+    def step(
+        self, action: np.ndarray
+    ) -> tuple[dict[str, Array], float, bool, bool, dict[str, Any]]:
         if self.driver is None or self._last is None:
             raise RuntimeError("call reset() before step()")
         self.driver.apply(

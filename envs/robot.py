@@ -89,6 +89,9 @@ class RobotIndex:
         def oid(kind: mujoco.mjtObj, name: str) -> int:
             return mujoco.mj_name2id(model, kind, name)
 
+        def pair(kind: mujoco.mjtObj, names: tuple[str, str]) -> tuple[int, int]:
+            return oid(kind, names[0]), oid(kind, names[1])
+
         arm = [jid(n) for n in ARM_JOINTS]
         key = oid(mujoco.mjtObj.mjOBJ_KEY, REST_KEY)
         arm_qpos = np.array([model.jnt_qposadr[j] for j in arm])
@@ -99,9 +102,9 @@ class RobotIndex:
             finger_qpos=np.array([model.jnt_qposadr[jid(n)] for n in FINGER_JOINTS]),
             gripper_actuator=oid(mujoco.mjtObj.mjOBJ_ACTUATOR, GRIPPER_ACTUATOR),
             tcp_site=oid(mujoco.mjtObj.mjOBJ_SITE, TCP_SITE),
-            pad_sites=tuple(oid(mujoco.mjtObj.mjOBJ_SITE, n) for n in PAD_SITES),  # type: ignore[arg-type]
-            pad_geoms=tuple(oid(mujoco.mjtObj.mjOBJ_GEOM, n) for n in PAD_GEOMS),  # type: ignore[arg-type]
-            finger_bodies=tuple(oid(mujoco.mjtObj.mjOBJ_BODY, n) for n in FINGER_BODIES),  # type: ignore[arg-type]
+            pad_sites=pair(mujoco.mjtObj.mjOBJ_SITE, PAD_SITES),
+            pad_geoms=pair(mujoco.mjtObj.mjOBJ_GEOM, PAD_GEOMS),
+            finger_bodies=pair(mujoco.mjtObj.mjOBJ_BODY, FINGER_BODIES),
             joint_low=model.jnt_range[arm, 0].copy(),
             joint_high=model.jnt_range[arm, 1].copy(),
             rest_qpos=model.key_qpos[key][arm_qpos].copy(),
@@ -172,7 +175,7 @@ class DifferentialIK:
             np.subtract(position, data.site_xpos[site], out=error[:3])
             _rotation_error(rotation, data.site_xmat[site].reshape(3, 3), self._rot_error)
             error[3:] = self._rot_error
-            pos_err2, rot_err2 = error[:3] @ error[:3], error[3:] @ error[3:]
+            pos_err2, rot_err2 = float(error[:3] @ error[:3]), float(error[3:] @ error[3:])
             if pos_err2 < pos_tol2 and rot_err2 < rot_tol2:
                 break
             mujoco.mj_comPos(model, data)

@@ -174,7 +174,8 @@ class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
         return spaces.Dict(parts)
 
     def _get_obs(self) -> dict[str, Any]:
-        data, robot, obs = self.data, self.robot, {}
+        data, robot = self.data, self.robot
+        obs: dict[str, Any] = {}
         if self.obs_mode != "rgb":
             n = len(self.object_names)
             pose = np.zeros((self.max_objects, 7))
@@ -423,11 +424,14 @@ class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
         return None
 
     def _render(self, size: tuple[int, int]) -> np.ndarray:
+        assert self._renderers is not None  # made with the model, in _load
         return self._renderers.image(self.data, size, self.camera)
 
     def _sync_viewer(self) -> None:
         if self.render_mode == "human":
+            assert self._renderers is not None
             self._renderers.sync_viewer(self.data)
 
     def close(self) -> None:
-        self._renderers.close()
+        if self._renderers is not None:
+            self._renderers.close()

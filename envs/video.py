@@ -11,7 +11,8 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from claw.envs.outputs import check_output_file
+from claw.common.outputs import check_output_file
+from claw.envs.tabletop import TabletopEnv
 
 VIDEO_SUFFIXES = (".mp4", ".gif")
 
@@ -76,7 +77,11 @@ class RecordEpisode(gym.Wrapper[Any, Any, Any, Any]):
             raise ValueError(f"fps must be positive, got {self.fps}")
         self.frames: list[np.ndarray] = []
         self._next_time = np.inf
-        env.unwrapped.step_callbacks.append(self._on_advance)  # type: ignore[attr-defined]
+        tabletop = env.unwrapped
+        if not isinstance(tabletop, TabletopEnv):
+            raise ValueError(f"RecordEpisode records a TabletopEnv, not {type(tabletop).__name__}")
+        self._tabletop = tabletop
+        tabletop.step_callbacks.append(self._on_advance)
 
     def reset(self, **kwargs: Any) -> tuple[Any, dict[str, Any]]:
         obs, info = self.env.reset(**kwargs)
@@ -85,7 +90,7 @@ class RecordEpisode(gym.Wrapper[Any, Any, Any, Any]):
         return obs, info
 
     def _sim_time(self) -> float:
-        return float(self.env.unwrapped.data.time)  # type: ignore[attr-defined]
+        return float(self._tabletop.data.time)
 
     def _on_advance(self, _env: Any) -> None:
         now = self._sim_time()
@@ -96,7 +101,7 @@ class RecordEpisode(gym.Wrapper[Any, Any, Any, Any]):
 
     def _frame(self) -> np.ndarray:
         frame = self.env.render()
-        assert frame is not None
+        assert isinstance(frame, np.ndarray)
         return frame
 
     def save(self, path: str | os.PathLike[str] | None = None) -> Path:
@@ -104,7 +109,7 @@ class RecordEpisode(gym.Wrapper[Any, Any, Any, Any]):
         return write_video(self.frames, path or self.path, self.fps)
 
     def close(self) -> None:
-        callbacks = self.env.unwrapped.step_callbacks  # type: ignore[attr-defined]
+        callbacks = self._tabletop.step_callbacks
         if self._on_advance in callbacks:
             callbacks.remove(self._on_advance)
         super().close()

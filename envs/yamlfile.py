@@ -42,11 +42,11 @@ class _BoundedLoader(yaml.SafeLoader):
         self._depth = 0
         self._sizes: dict[str, int] = {}  # anchor -> values under its node, once composed
 
-    def compose_document(self) -> yaml.Node:
+    def compose_document(self) -> yaml.Node | None:
         self._values, self._depth, self._sizes = 0, 0, {}
         return super().compose_document()
 
-    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
         event = self.peek_event()
         if isinstance(event, yaml.AliasEvent):
             if event.anchor in self.anchors:  # else PyYAML reports the undefined alias

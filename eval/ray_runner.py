@@ -8,7 +8,7 @@ logs, signals) is :mod:`claw.eval.ray_connect`'s, whose names are here too.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from contextlib import closing
 from typing import TYPE_CHECKING, Any
 
@@ -118,7 +118,7 @@ def run_cases(
     prefer: str | None,
     settings_json: str | None,
     case_fn: Callable[..., CaseOutcome] = _run_case,
-) -> Iterator[CaseOutcome]:
+) -> Generator[CaseOutcome, None, None]:
     """Every case of the suite run by ``case_fn`` in Ray tasks (a few cases each, see
     :func:`chunks`) where Ray places them, at this process's niceness; outcomes as their tasks
     finish.

@@ -361,11 +361,11 @@ def render_markdown(result: SuiteResult, report: Report, date: datetime) -> str:
         "",
         f"![Simulated seconds per case]({rel(report.plots['sim_seconds_per_case'])})",
     ]
-    failed_gifs = [f for f in report.failures if f.gif is not None]
+    failed_gifs = [(f.case.id, f.gif) for f in report.failures if f.gif is not None]
     if failed_gifs:
         lines += ["", "## Failed cases, recorded", ""]
-        for failure in failed_gifs:
-            lines += [f"### {failure.case.id}", "", f"![{failure.case.id}]({rel(failure.gif)})", ""]  # type: ignore[arg-type]
+        for case_id, gif in failed_gifs:
+            lines += [f"### {case_id}", "", f"![{case_id}]({rel(gif)})", ""]
     lines += ["", "## Cases", ""]
     lines += _md_table(CASE_COLUMNS, [_case_cells(c) for c in result.cases])
     lines += ["", f"Full results: [{rel(report.results)}]({rel(report.results)})", ""]

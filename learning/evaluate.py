@@ -10,6 +10,7 @@ import gymnasium as gym
 import numpy as np
 
 import claw.envs  # noqa: F401  (registers the training envs)
+from claw.envs.goal import GoalEnv
 from claw.skills.policy import PolicyNetwork
 
 EVALUATION_SEED = 1_000_000  # evaluation episodes draw seeds from here on, apart from training's
@@ -47,7 +48,8 @@ def evaluate_policy(
     tic = time.perf_counter()
     for episode in range(episodes):
         obs, _ = env.reset(seed=seed + episode)
-        total, done, info = 0.0, False, {}
+        total, done = 0.0, False
+        info: dict[str, Any] = {}
         while not done:
             obs, reward, terminated, truncated, info = env.step(act(obs))
             total += float(reward)
@@ -56,11 +58,14 @@ def evaluate_policy(
         successes.append(bool(info["is_success"]))
         rewards.append(total)
     env.close()
+    goal_env = env.unwrapped
+    if not isinstance(goal_env, GoalEnv):
+        raise TypeError(f"{config.env_id} is not a goal env: it has no success threshold")
     d = np.array(distances)
     return {
         "success_rate": float(np.mean(successes)),
         "episodes": episodes,
-        "threshold": float(env.unwrapped.distance_threshold),
+        "threshold": float(goal_env.distance_threshold),
         "success_within": {f"{t:g}": float(np.mean(d <= t)) for t in thresholds},
         "mean_final_distance": round(float(d.mean()), 5),
         "median_final_distance": round(float(np.median(d)), 5),

@@ -12,8 +12,13 @@ from typing import Any
 
 import numpy as np
 from safetensors.numpy import save
+from sb3_contrib.tqc.policies import TQCPolicy
 from stable_baselines3.common.base_class import BaseAlgorithm
+from stable_baselines3.common.policies import ActorCriticPolicy
+from stable_baselines3.common.torch_layers import CombinedExtractor
 from stable_baselines3.common.vec_env import VecNormalize
+from stable_baselines3.sac.policies import SACPolicy
+from stable_baselines3.td3.policies import TD3Policy
 from torch import nn
 
 from claw.envs.goal import RESIDUAL_SCALE
@@ -27,14 +32,16 @@ _ACTIVATION_NAMES = {nn.ReLU: "relu", nn.Tanh: "tanh"}
 def _actor_modules(model: BaseAlgorithm) -> tuple[nn.Module, list[nn.Module], str]:
     """The actor's features extractor, its layers in order, and the final squashing."""
     policy = model.policy
-    if hasattr(policy, "actor") and hasattr(policy.actor, "latent_pi"):  # SAC, TQC
-        actor = policy.actor
-        return actor.features_extractor, [*actor.latent_pi, actor.mu], "tanh"
-    if hasattr(policy, "actor"):  # TD3: mu ends in Tanh already
-        actor = policy.actor
-        return actor.features_extractor, list(actor.mu), "identity"
-    extractor = getattr(policy, "pi_features_extractor", policy.features_extractor)  # PPO
-    return extractor, [*policy.mlp_extractor.policy_net, policy.action_net], "identity"
+    if isinstance(policy, SACPolicy | TQCPolicy):
+        sac = policy.actor
+        return sac.features_extractor, [*sac.latent_pi, sac.mu], "tanh"
+    if isinstance(policy, TD3Policy):  # mu ends in Tanh already
+        td3 = policy.actor
+        return td3.features_extractor, list(td3.mu), "identity"
+    if isinstance(policy, ActorCriticPolicy):  # PPO
+        net = [*policy.mlp_extractor.policy_net, policy.action_net]
+        return policy.pi_features_extractor, net, "identity"
+    raise TypeError(f"cannot export the actor of a {type(policy).__name__}")
 
 
 def zero_output_layer(model: BaseAlgorithm) -> None:
@@ -78,6 +85,10 @@ def export_policy(
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     extractor, modules, squash = _actor_modules(model)
+    if not isinstance(extractor, CombinedExtractor):
+        raise TypeError(
+            f"cannot export a policy whose features come from {type(extractor).__name__}"
+        )
     keys = list(extractor.extractors.keys())
     layers, tensors = _layers(modules, squash)
     normalization = None

@@ -50,10 +50,10 @@ def register_policy(
     return library.register(
         cls.name,
         kind="policy",
-        implementation=implementation_ref(cls),  # type: ignore[arg-type]
-        description=cls.description,  # type: ignore[attr-defined]
-        examples=cls.examples,  # type: ignore[attr-defined]
-        params_schema=cls.Params.model_json_schema(),  # type: ignore[attr-defined]
+        implementation=implementation_ref(cls),
+        description=cls.description,
+        examples=cls.examples,
+        params_schema=cls.Params.model_json_schema(),
         artifacts=[folder / WEIGHTS_FILE, folder / CONFIG_FILE],
         metrics=policy_metrics(cls, evaluation),  # within the skill's tolerance
         provenance=Provenance(

@@ -38,6 +38,8 @@ from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.callbacks import BaseCallback, CheckpointCallback, EvalCallback
 from stable_baselines3.common.env_util import make_vec_env
 from stable_baselines3.common.noise import NormalActionNoise
+from stable_baselines3.common.off_policy_algorithm import OffPolicyAlgorithm
+from stable_baselines3.common.preprocessing import get_action_dim
 from stable_baselines3.common.utils import set_random_seed
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecNormalize
 
@@ -101,7 +103,7 @@ def make_model(config: TrainConfig, env: VecEnv, tensorboard_dir: Path) -> BaseA
     kwargs: dict[str, Any] = dict(config.algo_kwargs)
     noise_std = kwargs.pop("action_noise_std", None)
     if noise_std is not None:
-        n_actions = env.action_space.shape[0]
+        n_actions = get_action_dim(env.action_space)
         kwargs["action_noise"] = NormalActionNoise(
             np.zeros(n_actions), noise_std * np.ones(n_actions)
         )
@@ -228,7 +230,7 @@ def train(
             env = VecNormalize.load(str(stats), env.venv if isinstance(env, VecNormalize) else env)
         model = ALGORITHM_CLASSES[config.algo].load(str(path), env=env, device="cpu")
         buffer = path.with_name(f"model_replay_buffer_{steps}_steps.pkl")
-        if config.algo in OFF_POLICY and buffer.is_file():
+        if isinstance(model, OffPolicyAlgorithm) and buffer.is_file():
             model.load_replay_buffer(str(buffer))
 
     # 4. Periodic evaluation (success rate, mean reward, length) and checkpoints.
@@ -277,7 +279,7 @@ def train(
         stats = saved / f"model_vecnormalize_{steps}_steps.pkl"
         normalizer.save(str(stats))
         shutil.copyfile(stats, run_dir / "vecnormalize.pkl")
-    if config.algo in OFF_POLICY:
+    if isinstance(model, OffPolicyAlgorithm):
         model.save_replay_buffer(str(saved / f"model_replay_buffer_{steps}_steps"))
     previous = _read_json(run_dir / "eval" / "evaluations.json").get("evaluations", [])
     kept = [e for e in previous if checkpoint is not None and e["timesteps"] <= checkpoint[1]]

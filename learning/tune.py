@@ -26,8 +26,8 @@ from claw.learning.train import train
 from claw.library.files import atomic_write
 
 
-def sample_overrides(trial: optuna.Trial, algo: str) -> dict[str, Any]:
-    """Hyperparameters to try, as dotted override keys."""
+def sample_overrides(trial: optuna.trial.BaseTrial, algo: str) -> dict[str, Any]:
+    """Hyperparameters to try (or tried, from a ``FixedTrial``), as dotted override keys."""
     arch = trial.suggest_categorical("net_arch", ["64x64", "128x128", "256x256"])
     overrides: dict[str, Any] = {
         "algo_kwargs.learning_rate": trial.suggest_float("learning_rate", 1e-4, 3e-3, log=True),
@@ -216,7 +216,8 @@ def run_on_ray(job: TuneJob, parts: list[int]) -> None:
     if not ray.is_initialized():
         raise InvalidConfigError("tuning on Ray needs a connection: ray.init(...) first")
     task = ray.remote(num_cpus=1, max_retries=1)(run_trials)
-    refs = [task.remote(job, n, worker) for worker, n in enumerate(parts)]
+    # Ray's stubs take run_trials for a two-argument function (its third has a default).
+    refs = [task.remote(job, n, worker) for worker, n in enumerate(parts)]  # type: ignore[call-arg]
     try:
         ray.get(refs)
     except BaseException as exc:  # Ctrl-C, or a worker failed: stop the others
@@ -235,6 +236,7 @@ def summarise_study(job: TuneJob) -> TuneResult:
         for t in study.trials
     ]
     best = study.best_trial
+    assert best.value is not None, "the best trial is a complete one, with a value"
     best_overrides = sample_overrides(optuna.trial.FixedTrial(best.params), job.algo)
     atomic_write(job.study_dir / "best.yaml", yaml.safe_dump(best_overrides).encode())
     atomic_write(job.study_dir / "trials.json", json.dumps(rows, indent=1).encode())

@@ -80,7 +80,7 @@ def record_of(cls: type[Skill], version: int, source: str) -> SkillRecord:
         description=cls.description,
         examples=list(cls.examples),
         params_schema=cls.Params.model_json_schema(),
-        provenance=Provenance(source=source, git_commit=git_commit()),  # type: ignore[arg-type]
+        provenance=Provenance(source=source, git_commit=git_commit()),
         tags=["builtin"] if source == "builtin" else [],
         metrics=bundled_metrics(cls),
     )

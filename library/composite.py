@@ -165,7 +165,7 @@ def generalise(steps: Sequence[SkillCall]) -> tuple[CompositeBody, dict[str, str
             args[key] = "{" + names[value] + "}"
         body_steps.append(CompositeStep(skill=call.skill, args=args))
     params = {p: _type_of(p) for p in names.values()}
-    body = CompositeBody(params=params, steps=body_steps)  # type: ignore[arg-type]
+    body = CompositeBody(params=params, steps=body_steps)
     return body, {p: v for v, p in names.items()}
 
 

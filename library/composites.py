@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from claw.envs.exceptions import ClawError
+from claw.common.exceptions import ClawError
 from claw.library.composite import (
     BODY_FILE,
     MAX_BODY_BYTES,
@@ -108,8 +108,13 @@ class Composites:
         if args is not None:
             fitting = [r for r in versions if set(r.params_schema.get("properties", {})) == {*args}]
             versions = fitting or versions
-        if all(r.metrics is not None and r.metrics.episodes for r in versions):
-            return max(versions, key=lambda r: (r.metrics.success_rate, r.version))  # type: ignore[union-attr]
+        measured = [
+            (r.metrics.success_rate, r.version, r)
+            for r in versions
+            if r.metrics is not None and r.metrics.episodes
+        ]
+        if len(measured) == len(versions):
+            return max(measured, key=lambda m: m[:2])[2]
         return max(versions, key=lambda r: r.version)
 
     def expand_call(
@@ -231,11 +236,11 @@ def learn_from_run(
     """
     composites = Composites(library)
     succeeded = bool(result.success if success is None else success)
-    body = _learnable(result, composites) if succeeded else None
-    if body is None:
+    learnable = _learnable(result, composites) if succeeded else None
+    if learnable is None:
         composites.note_run()
         return None
-    body, values = body
+    body, values = learnable
     description = abstract(instruction, values)
     key = structure_key(body)
     learned = {

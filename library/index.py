@@ -99,7 +99,7 @@ class SkillIndex:
             or centroids.shape != (len(keys), self.embedder.dim)
         ):
             return False
-        self._index, self._rows, self._fingerprint = index, rows, wanted  # type: ignore[assignment]
+        self._index, self._rows, self._fingerprint = index, rows, wanted
         self._centroids = {key: centroids[i] for i, key in enumerate(keys)}
         return True
 
@@ -119,6 +119,7 @@ class SkillIndex:
         vectors = np.ascontiguousarray(vectors, dtype=np.float32).reshape(
             len(rows), self.embedder.dim
         )
+        index: faiss.Index
         if len(rows) > APPROXIMATE_FROM:
             index = faiss.IndexHNSWFlat(
                 self.embedder.dim, HNSW_NEIGHBOURS, faiss.METRIC_INNER_PRODUCT
@@ -202,10 +203,11 @@ class SkillIndex:
             if not len(ids):
                 return []
             selector = faiss.IDSelectorBatch(ids)
+            # faiss's stubs lack SearchParametersHNSW and the keyword constructor its wrappers add.
             params = (
-                faiss.SearchParametersHNSW(sel=selector, efSearch=HNSW_EF_SEARCH)
+                faiss.SearchParametersHNSW(sel=selector, efSearch=HNSW_EF_SEARCH)  # type: ignore[attr-defined]
                 if self.kind == "hnsw"
-                else faiss.SearchParameters(sel=selector)
+                else faiss.SearchParameters(sel=selector)  # type: ignore[call-arg]
             )
         # Rows, not records, come back: fetch more than k so that enough distinct records
         # remain to be re-ranked with their centroids.

@@ -9,6 +9,7 @@ imports torch or Stable-Baselines3 and never unpickles anything.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -68,7 +69,7 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-_ACTIVATIONS = {
+_ACTIVATIONS: dict[str, Callable[[Array], Array]] = {
     "relu": lambda x: np.maximum(x, 0.0),
     "tanh": np.tanh,
     "identity": lambda x: x,
@@ -129,8 +130,8 @@ class PolicyNetwork:
                 f"policy config {config_path} is invalid: {where}: {first['msg']}"
             ) from None
         digest = _sha256(weights)
-        for expected in {config.weights_sha256, expected_sha256} - {None}:
-            if digest != expected:
+        for expected in (config.weights_sha256, expected_sha256):
+            if expected is not None and digest != expected:
                 raise ArtifactError(
                     f"policy weights {weights} have sha256 {digest[:12]}…, expected "
                     f"{expected[:12]}…: refusing to load them"
