@@ -45,17 +45,8 @@ def check_replay(spec: PlannerSpec) -> PlannerSpec:
 def replay_planner(context: PlannerContext) -> LLMPlanner:
     """``replay:FILE``: the LLM planner answered from the cassette, asked as the settings say."""
     cassette = Cassette(Path(context.spec.argument))
-    settings = context.settings
-    return LLMPlanner(
-        cassette.model,
-        mock=cassette.answer,
-        backoff=0.0,
-        num_retries=0,
-        timeout=settings.timeout,
-        temperature=settings.temperature,
-        max_tokens=settings.max_tokens,
-        structured=settings.structured,
-        mode=settings.llm_mode,
+    return LLMPlanner.asked_as(
+        cassette.model, context.settings, mock=cassette.answer, backoff=0.0, num_retries=0
     )
 
 

@@ -41,16 +41,8 @@ def llm_planner(
     ``--api-base``, else ``$CLAW_API_BASE``, else ``api_base``; ``api_key`` is sent where given."""
     settings = context.settings
     client: dict[str, Any] = {} if api_key is None else {"api_key": api_key}
-    return LLMPlanner(
-        model,
-        timeout=settings.timeout,
-        api_base=settings.api_base or os.environ.get(API_BASE_ENV) or api_base,
-        **client,
-        temperature=settings.temperature,
-        max_tokens=settings.max_tokens,
-        structured=settings.structured,
-        mode=settings.llm_mode,
-    )
+    endpoint = settings.api_base or os.environ.get(API_BASE_ENV) or api_base
+    return LLMPlanner.asked_as(model, settings, api_base=endpoint, **client)
 
 
 def check_model_name(spec: PlannerSpec) -> PlannerSpec:

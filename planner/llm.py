@@ -33,7 +33,7 @@ from claw.library import SkillLibrary
 from claw.library.composite import CompositeBody
 from claw.library.composites import Composites
 from claw.planner.base import AnswerHook, Planner
-from claw.planner.completion import ModelClient, Usage
+from claw.planner.completion import ModelClient, ModelSettings, Usage
 from claw.planner.exceptions import InvalidPlanError, PlannerUnavailableError
 from claw.planner.goal_mode import LLM_MODES, derive_steps, goal_vocabulary, uses_goal
 from claw.planner.offline import OfflinePlanner
@@ -142,6 +142,20 @@ class LLMPlanner(ModelClient):
         self.offered: list[tuple[str, str, CompositeBody]] = []
         """The composites the last plan's prompt offered: (name, description, body)."""
         self.composites: Composites | None = None
+
+    @classmethod
+    def asked_as(cls, model: str, settings: ModelSettings, **options: Any) -> LLMPlanner:
+        """The planner asking ``model`` as ``settings`` say (deadline, sampling, answer length,
+        structure, mode); ``options`` are the rest (``mock``, ``api_base``, ``backoff``, ...)."""
+        return cls(
+            model,
+            timeout=settings.timeout,
+            temperature=settings.temperature,
+            max_tokens=settings.max_tokens,
+            structured=settings.structured,
+            mode=settings.llm_mode,
+            **options,
+        )
 
     def answer_format(self, knows_schema: bool) -> Any:
         """The plan's schema for this scene, in the form this provider takes (``structured``:
