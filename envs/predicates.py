@@ -341,7 +341,8 @@ def evaluate(pred: Predicate | str, world: WorldState) -> PredicateResult:
     )
 
 
-def _held_objects(world: WorldState) -> list[str]:
+def held_objects(world: WorldState) -> list[str]:
+    """The objects the claw holds now (``holding`` holds), in scene order."""
     return [o.name for o in world.objects.values() if _holding(world, o).holds]
 
 
@@ -357,7 +358,7 @@ def evaluate_goal(goal: Iterable[str | Predicate], world: WorldState) -> GoalRes
     preds = parse_goal(goal)
     results = [evaluate(p, world) for p in preds]
     settled = world.settled(SETTLED_SPEED)
-    held = _held_objects(world)
+    held = held_objects(world)
     holding_asked = any(p.name == "holding" for p in preds)
     failed = next((r for r in results if not r.holds), None)
     if failed is not None:

@@ -4,16 +4,14 @@ so it agrees with the goal check."""
 
 from __future__ import annotations
 
-from claw.envs.predicates import Predicate, evaluate
+from claw.envs.predicates import Predicate, evaluate, held_objects
 from claw.envs.state import WorldState
 
 
 def held_object(world: WorldState) -> str | None:
     """The object the claw holds now (measured: ``holding`` holds), if any."""
-    for name in world.objects:
-        if evaluate(Predicate.of("holding", name), world).holds:
-            return name
-    return None
+    held = held_objects(world)
+    return held[0] if held else None
 
 
 def supported_by(world: WorldState, name: str) -> list[str]:
