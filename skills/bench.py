@@ -11,12 +11,13 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from claw.envs.regions import REGIONS
+from claw.envs.relations import relation_names
 from claw.envs.state import WorldState
 from claw.envs.tabletop import TabletopEnv
 from claw.skills.base import Skill, SkillResult, get_skill
 from claw.skills.bench_tasks import TASKS, run_task
 from claw.skills.exceptions import NoPlacement
-from claw.skills.placement import RELATIONS, find_placement
+from claw.skills.placement import find_placement
 from claw.skills.push import DIRECTIONS
 
 SCENES = ("default", "dense")
@@ -201,7 +202,7 @@ def bench_skills(
         scene = SCENES[episode % len(SCENES)]
         env = envs[scene]
         rng = np.random.default_rng([seed, episode])
-        for relation in RELATIONS:
+        for relation in relation_names():
             env.reset(seed=episode_seed)
             task = _draw_place_task(env, relation, rng)
             if task is None:

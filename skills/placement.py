@@ -50,8 +50,6 @@ from claw.skills.exceptions import NoPlacement
 Array = NDArray[np.float64]
 Mask = NDArray[np.bool_]
 
-RELATIONS = relation_names()  # the built-in relations (the registry's, at use: relation_names())
-
 CLEARANCE = 0.015  # default least gap between the placed object and anything else
 MIN_ROBUSTNESS = 0.005  # least landing error (m) tolerated; place lands within 3 mm (measured)
 MAX_ROBUSTNESS = 0.02  # the search stops improving robustness here

@@ -10,10 +10,10 @@ import pytest
 from pydantic import ValidationError
 
 from claw.envs import TabletopEnv
+from claw.envs.relations import relation_names
 from claw.skills.base import SkillResult
 from claw.skills.bench import bench_skills
 from claw.skills.executor import ExecutionResult, SkillCall, execute_calls
-from claw.skills.placement import RELATIONS
 
 PICK_PLACE_HOME: list[dict[str, Any]] = [
     {"skill": "pick", "args": {"object": "red_block"}},
@@ -174,7 +174,7 @@ def test_bench_skills_smoke() -> None:
         assert row["mean_sim_seconds"] > 0
     placed = {relation for skill, relation in rows if skill == "place"}
     # Every relation was tried, or its task recorded as infeasible.
-    for relation in RELATIONS:
+    for relation in relation_names():
         assert relation in placed or f"place {relation}" in bench.infeasible_draws
     assert rows[("pick", "")]["attempts"] >= sum(rows[("place", r)]["attempts"] for r in placed)
     assert bench.pick_place_real_time_factor > 0
