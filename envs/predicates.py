@@ -2,21 +2,21 @@
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from functools import cached_property
 from typing import Any
 
-import numpy as np
 from pydantic import BaseModel, ConfigDict, model_serializer, model_validator
 
+from claw.envs import spatial
+from claw.envs.assemblies import HOLD_AXIS_DISTANCE, HOLD_HEIGHT, holding, stacked, tower
 from claw.envs.exceptions import PredicateError
 from claw.envs.regions import resolve_region
 from claw.envs.relations import (
     Relation,
     find_relation,
     key_of,
-    relation_names,
     relations,
     reserve_names,
 )
@@ -29,7 +29,6 @@ from claw.envs.spatial import (  # the tolerances are the predicates' (README, "
     Check,
     cm,
     off_table,
-    rests_on,
 )
 from claw.envs.state import SETTLED_SPEED, ObjectState, WorldState, unknown_object_error
 
@@ -40,9 +39,11 @@ __all__ = [
     "HOLD_AXIS_DISTANCE",
     "HOLD_HEIGHT",
     "NEAR_GAP",
+    "NOT",
     "ON_TOLERANCE",
     "PREDICATES",
     "TABLE_TOLERANCE",
+    "UNPROMPTED",
     "GoalResult",
     "Predicate",
     "PredicateResult",
@@ -55,25 +56,32 @@ __all__ = [
     "predicate_signatures",
 ]
 
-HOLD_HEIGHT = 0.03  # least height of a held object's bottom above the table
-HOLD_AXIS_DISTANCE = 0.03  # most distance of a held object's centre from the line between the pads
+NOT = "not"  # not(P): P does not hold; its one argument is P's canonical text
 
 # The predicates that are not relations: canonical name -> (least, most) number of arguments
 # (``None``: no upper bound), and their aliases. The relations' are claw.envs.relations'.
-_OTHERS: dict[str, tuple[int, int | None]] = {"stacked": (2, None), "holding": (1, 1)}
+# ``tower`` (a tower in order on a base on the table) and ``not`` are for ground truth: the
+# prompt lists the others only (UNPROMPTED).
+_OTHERS: dict[str, tuple[int, int | None]] = {
+    "stacked": (2, None),
+    "holding": (1, 1),
+    "tower": (2, None),
+    NOT: (1, 1),
+}
+UNPROMPTED = ("tower", NOT)
 _OTHER_ALIASES: dict[str, str] = {
-    **dict.fromkeys(["stack", "stacked_on", "tower"], "stacked"),
+    **dict.fromkeys(["stack", "stacked_on"], "stacked"),
     **dict.fromkeys(["held", "holds", "grasping", "grasped"], "holding"),
 }
 reserve_names(*_OTHERS, *_OTHER_ALIASES)
 
 
 class _Arities(Mapping[str, tuple[int, int | None]]):
-    """Every predicate's canonical name -> (least, most) arguments: the relations (2, 2), in
-    declaration order, then the others; read from the registry at each use."""
+    """Every predicate's canonical name -> (least, most) arguments: the relations (their
+    arity, both), in declaration order, then the others; read from the registry at each use."""
 
     def _table(self) -> dict[str, tuple[int, int | None]]:
-        return {**dict.fromkeys(relation_names(), (2, 2)), **_OTHERS}
+        return {**{r.name: (r.arity, r.arity) for r in relations()}, **_OTHERS}
 
     def __getitem__(self, name: str) -> tuple[int, int | None]:
         return self._table()[name]
@@ -111,6 +119,7 @@ def predicate_signatures() -> tuple[str, ...]:
     others = (
         f"{name}({', '.join('abcdefgh'[:least])}{'' if most else ', ...'})"
         for name, (least, most) in _OTHERS.items()
+        if name not in UNPROMPTED
     )
     return (*(r.signature for r in relations()), *others)
 
@@ -127,10 +136,12 @@ def _canonical_name(name: str) -> str:
     return key
 
 
-def _canonical(name: str, args: Iterable[str]) -> tuple[str, tuple[str, ...]]:
+def _canonical(name: str, args: Iterable[Any]) -> tuple[str, tuple[str, ...]]:
     """Canonical name and arguments; raises PredicateError on a bad name, arity or region."""
     key = _canonical_name(name)
     clean = tuple(str(a).strip().strip(_QUOTES).strip() for a in args)
+    if key == NOT:
+        return key, (_denied(clean),)
     least, most = PREDICATES[key]
     if len(clean) < least or (most is not None and len(clean) > most):
         expected = f"at least {least}" if most is None else str(least)
@@ -144,6 +155,22 @@ def _canonical(name: str, args: Iterable[str]) -> tuple[str, tuple[str, ...]]:
     if related is not None and related.target == "region":
         clean = (clean[0], resolve_region(clean[1]))
     return key, clean
+
+
+def _denied(args: tuple[str, ...]) -> str:
+    """The canonical text of the one predicate ``not(...)`` is given."""
+    if len(args) != 1 or not args[0]:
+        raise PredicateError(
+            f"not takes one predicate, got {len(args)} arguments: not({', '.join(args)}); "
+            "e.g. not(in(red_block, brown_box))"
+        )
+    try:
+        inner = parse_predicate(args[0])
+    except PredicateError as exc:
+        raise PredicateError(f"not({args[0]}): not takes one predicate; {exc}") from None
+    if inner.name == NOT:
+        raise PredicateError(f"not({inner}): a double negation; write {inner.inner} instead")
+    return str(inner)
 
 
 class Predicate(BaseModel):
@@ -188,9 +215,16 @@ class Predicate(BaseModel):
         name, clean = _canonical(name, args)
         return cls(name=name, args=clean)
 
+    @cached_property
+    def inner(self) -> Predicate | None:
+        """For ``not(P)``: P; None for any other predicate."""
+        return parse_predicate(self.args[0]) if self.name == NOT else None
+
     @property
     def objects(self) -> tuple[str, ...]:
-        """The arguments that name objects (all but a region, ``at``'s)."""
+        """The arguments that name objects (all but a region, ``at``'s; P's for ``not(P)``)."""
+        if self.inner is not None:
+            return self.inner.objects
         related = find_relation(self.name)
         return self.args[:1] if related is not None and related.target == "region" else self.args
 
@@ -202,8 +236,10 @@ def _parse_text(text: Any) -> tuple[str, tuple[str, ...]]:
             f"cannot parse predicate {text!r}: expected name(arg, ...), "
             "e.g. next_to(red_block, blue_box)"
         )
-    raw_args = match.group(2).split(",") if match.group(2).strip() else []
-    return _canonical(match.group(1), raw_args)
+    body = match.group(2)
+    if _canonical_name(match.group(1)) == NOT:  # not(in(a, b)): the one argument is a predicate
+        return _canonical(match.group(1), [body] if body.strip() else [])
+    return _canonical(match.group(1), body.split(",") if body.strip() else [])
 
 
 def parse_predicate(text: str) -> Predicate:
@@ -264,55 +300,11 @@ def on_table(obj: ObjectState, world: WorldState) -> bool:
     return off_table(obj, world) is None
 
 
-def _stacked(world: WorldState, *objs: ObjectState) -> Check:
-    required = len(objs) - 1
-    if len({o.name for o in objs}) < len(objs):
-        return Check(False, {"levels": 0.0, "required": float(required)}, "repeated object")
-    tower = sorted(objs, key=lambda o: o.bottom)
-    levels = 0
-    failure = ""
-    for lower, upper in itertools.pairwise(tower):
-        check = rests_on(upper, lower)
-        if check.holds:
-            levels += 1
-        elif not failure:
-            failure = check.reason
-    measured = {"levels": float(levels), "required": float(required)}
-    if failure:
-        return Check(False, measured, f"{levels}/{required} levels stacked; {failure}")
-    return Check(True, measured, f"{' on '.join(o.name for o in reversed(tower))}")
-
-
-def _holding(world: WorldState, a: ObjectState) -> Check:
-    height = a.bottom - world.table_z
-    measured = {"bottom_height": height}
-    gripper = world.gripper
-    if gripper is None:
-        return Check(False, measured, "no gripper state")
-    axis = gripper.right_tip - gripper.left_tip
-    rel = a.position - gripper.left_tip
-    t = float(rel @ axis / max(float(axis @ axis), 1e-18))
-    off_axis = float(np.linalg.norm(rel - t * axis))
-    measured.update(between=t, off_axis=off_axis)
-    missing = [
-        side
-        for side, contacts in (("left", gripper.left_contacts), ("right", gripper.right_contacts))
-        if a.name not in contacts
-    ]
-    if missing:
-        return Check(False, measured, f"{a.name} does not touch the {' and '.join(missing)} finger")
-    if not 0.0 <= t <= 1.0 or off_axis > HOLD_AXIS_DISTANCE:
-        return Check(False, measured, f"{a.name}'s centre is not between the finger pads")
-    if height < HOLD_HEIGHT:
-        return Check(
-            False,
-            measured,
-            f"{a.name}'s bottom is {cm(height)} above the table (< {cm(HOLD_HEIGHT)})",
-        )
-    return Check(True, measured, f"{a.name} is held {cm(height)} above the table")
-
-
-_EVALUATORS: dict[str, Callable[..., Check]] = {"stacked": _stacked, "holding": _holding}
+_EVALUATORS: dict[str, Callable[..., Check]] = {
+    "stacked": stacked,
+    "holding": holding,
+    "tower": tower,
+}
 
 
 def _target(related: Relation, name: str, world: WorldState) -> ObjectState | str:
@@ -320,8 +312,25 @@ def _target(related: Relation, name: str, world: WorldState) -> ObjectState | st
     return name if related.target == "region" else world.get(name)
 
 
-def evaluate(pred: Predicate | str, world: WorldState) -> PredicateResult:
-    """Evaluate one predicate on ``world``.
+def _check(pred: Predicate, world: WorldState, at_radius: float | None) -> Check:
+    """The measurement of ``pred``, whose objects are ``world``'s."""
+    if pred.inner is not None:
+        inner = _check(pred.inner, world, at_radius)
+        said = f"{pred.inner} {'holds' if inner.holds else 'does not hold'}: {inner.reason}"
+        return Check(not inner.holds, inner.measured, said)
+    related = find_relation(pred.name)
+    if related is None:
+        return _EVALUATORS[pred.name](world, *(world.get(n) for n in pred.args))
+    a, *targets = pred.args
+    if related.name == "at" and at_radius is not None:
+        return spatial.at(world, world.get(a), targets[0], at_radius)
+    return related.check(world, world.get(a), *(_target(related, t, world) for t in targets))
+
+
+def evaluate(
+    pred: Predicate | str, world: WorldState, *, at_radius: float | None = None
+) -> PredicateResult:
+    """Evaluate one predicate on ``world``; ``at_radius`` (m) replaces AT_RADIUS for ``at``.
 
     Raises:
         PredicateError: ``pred`` is a string that does not parse.
@@ -329,12 +338,7 @@ def evaluate(pred: Predicate | str, world: WorldState) -> PredicateResult:
     """
     pred = pred if isinstance(pred, Predicate) else parse_predicate(pred)
     check_objects(pred, world.objects)
-    related = find_relation(pred.name)
-    if related is None:
-        check = _EVALUATORS[pred.name](world, *(world.get(n) for n in pred.args))
-    else:
-        a, target = pred.args
-        check = related.check(world, world.get(a), _target(related, target, world))
+    check = _check(pred, world, at_radius)
     measured = {k: round(float(v), 6) + 0.0 for k, v in check.measured.items()}
     return PredicateResult(
         predicate=str(pred), holds=check.holds, measured=measured, reason=check.reason
@@ -343,20 +347,23 @@ def evaluate(pred: Predicate | str, world: WorldState) -> PredicateResult:
 
 def held_objects(world: WorldState) -> list[str]:
     """The objects the claw holds now (``holding`` holds), in scene order."""
-    return [o.name for o in world.objects.values() if _holding(world, o).holds]
+    return [o.name for o in world.objects.values() if holding(world, o).holds]
 
 
-def evaluate_goal(goal: Iterable[str | Predicate], world: WorldState) -> GoalResult:
+def evaluate_goal(
+    goal: Iterable[str | Predicate], world: WorldState, *, at_radius: float | None = None
+) -> GoalResult:
     """Evaluate a goal: all predicates hold, the world is settled, and nothing is held.
 
-    Holding is allowed when some goal predicate is ``holding(...)``.
+    Holding is allowed when some goal predicate is ``holding(...)``; ``at_radius`` (m) replaces
+    AT_RADIUS for the goal's ``at`` predicates (a suite case's ``region_radius``).
 
     Raises:
         PredicateError: A goal item does not parse.
         UnknownObjectError: A goal item names no object of ``world``.
     """
     preds = parse_goal(goal)
-    results = [evaluate(p, world) for p in preds]
+    results = [evaluate(p, world, at_radius=at_radius) for p in preds]
     settled = world.settled(SETTLED_SPEED)
     held = held_objects(world)
     holding_asked = any(p.name == "holding" for p in preds)

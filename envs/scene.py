@@ -36,7 +36,8 @@ from pydantic import (
 from claw.envs import geometry, regions
 from claw.envs import objects as catalog
 from claw.envs.exceptions import InvalidSceneError
-from claw.envs.objects import Color, ObjectType, object_name
+from claw.envs.naming import check_object_name, check_unique_names, scene_names
+from claw.envs.objects import Color, ObjectType
 from claw.envs.seeding import check_seed
 from claw.envs.yamlfile import YamlLimitError, read_yaml
 
@@ -92,7 +93,8 @@ class ObjectSpec(BaseModel):
     """One object of a scene spec; ``size`` and ``pose`` default to the catalogue and the seed.
 
     ``on`` (a block) or ``in`` (a box; ``in_`` in Python) names an object listed before this one
-    that it starts on or in, instead of a pose; the scene checks the name and the fit.
+    that it starts on or in, instead of a pose; the scene checks the name and the fit. ``name``
+    gives it a name of its own (:mod:`claw.envs.naming`), so identical objects are told apart.
     """
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
@@ -103,6 +105,8 @@ class ObjectSpec(BaseModel):
     pose: tuple[float, float] | tuple[float, float, float] | None = None
     on: str | None = None
     in_: str | None = Field(None, alias="in")
+    name: str | None = None
+    """Its name in the scene, instead of the automatic ``<color>_<type>`` (``_2``, ...)."""
 
     @model_validator(mode="before")
     @classmethod
@@ -121,6 +125,11 @@ class ObjectSpec(BaseModel):
     @classmethod
     def _check_color(cls, value: Any) -> Any:
         return _choice(value, catalog.COLORS, "a colour")
+
+    @field_validator("name", mode="before")
+    @classmethod
+    def _check_name(cls, value: Any) -> Any:
+        return value if value is None else check_object_name(value)
 
     @field_validator("size")
     @classmethod
@@ -196,6 +205,7 @@ class SceneSpec(BaseModel):
 
     @model_validator(mode="after")
     def _check_layout(self) -> SceneSpec:
+        check_unique_names(self.objects)
         self.validate_layout()
         return self
 
@@ -236,8 +246,10 @@ class SceneSpec(BaseModel):
             raise InvalidSceneError(_one_line(exc)) from None
 
     def object_names(self) -> list[str]:
-        """Object names in spec order: ``<color>_<type>``, repeats suffixed ``_2``, ``_3``, ...."""
-        return _names(self.objects)
+        """Object names in spec order: the ``name`` given, else ``<color>_<type>``, repeats
+        suffixed ``_2``, ``_3``, ... (objects named by hand counted too, so a ``name`` renames
+        no other object)."""
+        return scene_names(self.objects)
 
     def validate_layout(self) -> None:
         """Check the fixed poses (in reach, no overlaps except blocks wholly inside a box) and the
@@ -504,17 +516,6 @@ class SceneSpec(BaseModel):
         return None
 
 
-def _names(objects: Sequence[ObjectSpec]) -> list[str]:
-    """The names of ``objects`` in order: ``<color>_<type>``, repeats suffixed ``_2``, ...."""
-    counts: dict[tuple[str, str], int] = {}
-    names = []
-    for obj in objects:
-        key = (obj.color, obj.type)
-        counts[key] = counts.get(key, 0) + 1
-        names.append(object_name(obj.color, obj.type, counts[key]))
-    return names
-
-
 def _supports_allowed(
     before: Sequence[ObjectSpec], names: list[str], kind: str, carrying: set[int] | None = None
 ) -> str:
@@ -541,7 +542,7 @@ def _support_hint(data: Any, exc: ValidationError) -> str | None:
         before = [ObjectSpec.model_validate(o) for o in list(data["objects"])[:i]]
     except (TypeError, KeyError, ValidationError):
         return None
-    allowed = _supports_allowed(before, _names(before), kind)
+    allowed = _supports_allowed(before, scene_names(before), kind)
     return f"objects[{i}].{kind}: {_short(err['input'])} is not an object name; allowed: {allowed}"
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from claw.envs.predicates import evaluate_goal
 from claw.envs.tabletop import TabletopEnv
 from claw.eval.suite import Case, ExpectedPush
 from claw.runtime import RunResult
@@ -41,7 +42,7 @@ def read_right(case: Case, result: RunResult) -> bool:
     """Whether the first plan says what the case asks for: the same goal predicates (as sets,
     canonical), a push of the expected object in the expected direction, or the expected error."""
     if case.expect_error is not None or result.error is not None:
-        return result.error is not None and result.error.kind == case.expect_error
+        return case.accepts_error(None if result.error is None else result.error.kind)
     if set(result.goal) != set(case.goal or []):
         return False
     push = case.expect_push
@@ -68,21 +69,22 @@ def judge(
 ) -> tuple[bool, str, float]:
     """(success, reason, goal recall) of a finished run against the case's ground truth.
 
-    Everything is measured on the final state: the goal predicates, and for ``expect_push`` the
-    object's displacement from where it stood at reset (``before``). A run that reports a failed
-    step still fails its case, even when the state is right, and says so.
+    Everything is measured on the final state: the goal predicates (its ``at`` goals within the
+    case's ``region_radius``, if it has one), and for ``expect_push`` the object's displacement
+    from where it stood at reset (``before``). A run that reports a failed step still fails its
+    case, even when the state is right, and says so.
     """
     if case.expect_error is not None:
         kind = None if result.error is None else result.error.kind
-        if kind != case.expect_error:
+        if not case.accepts_error(kind):
             got = result.error.model_dump() if result.error is not None else "none"
-            return False, f"expected error {case.expect_error}, got {got}", 0.0
+            return False, f"expected error {' or '.join(case.expected_errors)}, got {got}", 0.0
         if not np.array_equal(env.data.qpos, before) or result.steps:
             return False, f"the scene moved before the {kind} error", 0.0
         return True, "", 1.0
     if result.error is not None:
         return False, f"error {result.error.kind}: {result.error.message}", 0.0
-    check = env.check(case.goal or [])
+    check = evaluate_goal(case.goal or [], env.world_state(), at_radius=case.region_radius)
     held = [r.holds for r in check.results]
     problems = [f"{r.predicate}: {r.reason}" for r in check.results if not r.holds]
     if not check.success and not problems:  # the world not at rest, or something still held

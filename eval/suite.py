@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import yaml
 from pydantic import (
@@ -50,7 +50,12 @@ class Case(BaseModel):
     things stand): a sweep's seed offset leaves the case at its own seed."""
     scene: str | dict[str, Any] | None = None
     goal: list[Predicate] | None = None
-    expect_error: ErrorKind | None = None
+    expect_error: ErrorKind | list[ErrorKind] | None = None
+    """The error kind the run must stop with, or a list of the kinds accepted
+    (``[ambiguous, unparseable]``)."""
+    region_radius: float | None = Field(None, gt=0, le=0.25, strict=True)
+    """How near (m) a region's anchor an ``at`` goal of this case must end, instead of
+    ``AT_RADIUS`` (benchmarks judge regions at 10-11.5 cm)."""
     expect_push: ExpectedPush | None = None
     """A push asked for (no predicate describes a displacement): judged on the final state, the
     object must end within the push skill's tolerance (2 cm) of where it stood at reset plus
@@ -62,11 +67,39 @@ class Case(BaseModel):
     def _seed(cls, seed: Any) -> int:
         return check_seed(seed)  # an int as written: not true, "5" or 2.0
 
+    @field_validator("expect_error", mode="before")
+    @classmethod
+    def _kinds(cls, value: Any) -> Any:
+        """Each kind one of ``ErrorKind``'s, said in one line (not per member of the union)."""
+        allowed = get_args(ErrorKind)
+        for kind in value if isinstance(value, list) else [] if value is None else [value]:
+            if kind not in allowed:
+                raise ValueError(
+                    f"{kind!r} is not an error kind; allowed: {', '.join(allowed)}, or a list "
+                    "of them"
+                )
+        return value
+
     @model_validator(mode="after")
     def _one_verdict(self) -> Case:
         if (self.goal is None) == (self.expect_error is None):
             raise ValueError("give exactly one of goal and expect_error")
+        if isinstance(self.expect_error, list) and not self.expect_error:
+            raise ValueError("expect_error: an empty list; give one kind or a list of kinds")
         return self
+
+    @property
+    def expected_errors(self) -> tuple[str, ...]:
+        """The error kinds the case accepts (none for a case with a goal)."""
+        if self.expect_error is None:
+            return ()
+        kinds = self.expect_error if isinstance(self.expect_error, list) else [self.expect_error]
+        return tuple(dict.fromkeys(kinds))
+
+    def accepts_error(self, kind: str | None) -> bool:
+        """Whether a run that stopped with the error ``kind`` (None: no error) is what the case
+        expects."""
+        return kind is not None and kind in self.expected_errors
 
 
 class Suite(BaseModel):
@@ -145,7 +178,7 @@ def _check_scenes(suite: Suite, path: Path) -> None:
     for case in suite.cases:
         scene = suite.scene_of(case)
         ref = scene if isinstance(scene, str) else id(scene)
-        if case.expect_error == "invalid_scene" or ref in built:
+        if case.accepts_error("invalid_scene") or ref in built:
             continue
         try:
             SceneSpec.load(scene)
