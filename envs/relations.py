@@ -1,7 +1,8 @@
 """The spatial relations: each declared once, here; every table that lists them is derived.
 
 A relation is what a place asks for and a goal predicate checks: ``on(a, b)``, ``left_of(a, b)``,
-``at(a, REGION)``. One :class:`Relation` says all there is to it::
+``at(a, REGION)``, ``between(a, b, c)`` (two targets). One :class:`Relation` says all there is
+to it::
 
     Relation(
         name="next_to",                      # the predicate's canonical name
@@ -43,17 +44,20 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from claw.envs import spatial
 from claw.envs.exceptions import PredicateError
 from claw.envs.spatial import Check
-from claw.envs.state import ObjectState, WorldState
+from claw.envs.state import ObjectState
 
-PlacingKind = Literal["support", "contain", "adjacent", "direction", "region", "predicate"]
-Evaluator = Callable[[WorldState, ObjectState, Any], Check]
-"""A relation's check: the world, the object, and the target (an :class:`ObjectState`, or a
-region's canonical name when the relation's ``target`` is ``"region"``)."""
+PlacingKind = Literal[
+    "support", "contain", "adjacent", "direction", "region", "between", "predicate"
+]
+Evaluator = Callable[..., Check]
+"""A relation's check: the world, the object, and its targets (each an :class:`ObjectState`,
+or a region's canonical name when the relation's ``target`` is ``"region"``): ``check(world, a,
+b)``, or ``check(world, a, b, c)`` for a relation of two targets."""
 
 
 @dataclass(frozen=True)
@@ -63,7 +67,8 @@ class Placing:
     Attributes:
         kind: ``support`` (on the target, which carries the object), ``contain`` (in the target,
             a box), ``adjacent`` (beside the target on the table), ``direction`` (beyond the
-            target along an axis), ``region`` (at a table region, packed), or ``predicate``
+            target along an axis), ``region`` (at a table region, packed), ``between`` (in the
+            band between two targets, :func:`claw.envs.spatial.band`), or ``predicate``
             (anywhere on the table where the relation's own check holds: slower, for any check).
         axis: For ``direction``: the axis compared (0: x, 1: y).
         sign: For ``direction``: +1 or -1 along it (left = +y, right = -y, behind = +x, front = -x).
@@ -81,14 +86,17 @@ class Placing:
 
 @dataclass(frozen=True)
 class Relation:
-    """One spatial relation ``name(a, target)`` and every word and table that says it.
+    """One spatial relation ``name(a, target)`` (``name(a, b, c)`` with two targets) and every
+    word and table that says it.
 
     Attributes:
         name: The canonical predicate name (lower case, ``_`` between words).
         check: Its measurement on a world.
         placing: How ``place`` finds a spot for it.
         target: ``object`` (another object of the scene) or ``region`` (a table region).
-        argument: The target's name in the prompt's signature: ``in(a, box)``.
+        argument: The targets' names in the prompt's signature: ``in(a, box)``,
+            ``between(a, b, c)``; one name per target.
+        targets: How many targets it takes: 1, or 2 (``between``); its arity is one more.
         aliases: Other predicate names for it (``beside`` for ``next_to``).
         phrases: Instruction words that ask for it ("next to"), in the order the grammar lists.
         referring: Words a noun phrase names objects by with it ("the block left of the box").
@@ -106,6 +114,12 @@ class Relation:
     referring: tuple[str, ...] = ()
     compass: tuple[str, ...] = ()
     sides: tuple[str, ...] = ()
+    targets: int = 1
+
+    @property
+    def arity(self) -> int:
+        """How many arguments its predicate takes: the object and its targets."""
+        return 1 + self.targets
 
     @property
     def words(self) -> str:
@@ -161,6 +175,7 @@ def register_relation(relation: Relation) -> Relation:
         raise PredicateError(f"relation {relation.name!r}: a region placing is a region target's")
     if placing.kind == "direction" and (placing.axis not in (0, 1) or placing.sign not in (-1, 1)):
         raise PredicateError(f"relation {relation.name!r}: a direction's axis is 0 or 1, sign ±1")
+    _check_targets(relation)
     taken = _taken(relation)
     if taken:
         raise PredicateError(f"relation {relation.name!r}: already taken: {', '.join(taken)}")
@@ -168,6 +183,18 @@ def register_relation(relation: Relation) -> Relation:
     _BY_ALIAS.update(dict.fromkeys(map(key_of, relation.aliases), relation))
     _VERSION[0] += 1
     return relation
+
+
+def _check_targets(relation: Relation) -> None:
+    """Raise PredicateError unless its targets, their names and its placing agree."""
+    name, targets = relation.name, relation.targets
+    if targets not in (1, 2) or (targets == 2 and relation.target != "object"):
+        raise PredicateError(f"relation {name!r}: 1 target, or 2 objects; got {targets}")
+    if len(relation.argument.split(",")) != targets:
+        raise PredicateError(f"relation {name!r}: name each of its {targets} targets in argument")
+    kind = relation.placing.kind
+    if (kind == "between") != (targets == 2) and kind != "predicate":
+        raise PredicateError(f"relation {name!r}: a between placing is a two targets' relation's")
 
 
 def unregister_relation(name: str) -> None:
@@ -302,6 +329,12 @@ for _relation in (
         phrases=("in front of", "before", "on the bottom of", "to the bottom of"),
         referring=("in front of", "to the bottom of", "below", "south of", "to the south of"),
         compass=("south",), sides=("front",),
+    ),
+    # Its words are the planner's to add: "between" reads as a relation once the grammar
+    # reads two targets ("between the green and blue blocks").
+    Relation(
+        "between", spatial.between, Placing("between"), argument="b, c", targets=2,
+        aliases=("in_between",),
     ),
     Relation(
         "at", spatial.at, Placing("region"), target="region", argument="REGION",

@@ -35,11 +35,12 @@ class SkillParams(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     def object_names(self) -> list[str]:
-        """The values of the fields that name scene objects."""
+        """The values of the fields that name scene objects (an optional one's when given)."""
         return [
             getattr(self, name)
             for name, field in type(self).model_fields.items()
             if any(isinstance(m, ObjectRef) for m in field.metadata)
+            and getattr(self, name) is not None
         ]
 
 

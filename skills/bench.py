@@ -11,7 +11,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from claw.envs.regions import REGIONS
-from claw.envs.relations import relation_names
+from claw.envs.relations import find_relation, relation_names
 from claw.envs.state import WorldState
 from claw.envs.tabletop import TabletopEnv
 from claw.skills.base import Skill, SkillResult, get_skill
@@ -101,8 +101,9 @@ def _of_type(world: WorldState, kind: str) -> list[str]:
 
 def _draw_place_task(
     env: TabletopEnv, relation: str, rng: np.random.Generator
-) -> tuple[str, str] | None:
-    """A block and a target for which a free spot exists (checked as if the block were held)."""
+) -> tuple[str, str, str | None] | None:
+    """A block and a target (and a second one, for ``between``) for which a free spot exists
+    (checked as if the block were held)."""
     world = env.world_state()
     blocks = _of_type(world, "block")
     for _ in range(DRAWS):
@@ -117,11 +118,15 @@ def _draw_place_task(
         else:
             pool = [n for n in (blocks if relation == "on" else env.object_names) if n != obj]
             target = str(rng.choice(pool))
+        second = None
+        related = find_relation(relation)
+        if related is not None and related.targets == 2:
+            second = str(rng.choice([n for n in env.object_names if n not in (obj, target)]))
         try:
-            find_placement(world, obj, relation, target)
+            find_placement(world, obj, relation, target, target2=second)
         except NoPlacement:
             continue
-        return obj, target
+        return obj, target, second
     return None
 
 
@@ -208,12 +213,14 @@ def bench_skills(
             if task is None:
                 skipped[f"place {relation}"] += 1
                 continue
-            obj, target = task
+            obj, target, second = task
             picked = _timed(pick, row("pick"), env, object=obj)
             record(episode_seed, scene, picked, {"object": obj})
             if not picked.success:
                 continue
             args = {"target": target, "relation": relation}
+            if second is not None:
+                args["target2"] = second
             placed = _timed(place, row("place", relation), env, **args)
             record(episode_seed, scene, placed, {"object": obj, **args})
         env.reset(seed=episode_seed)

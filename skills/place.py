@@ -6,7 +6,7 @@ import math
 from typing import Annotated, Any
 
 import numpy as np
-from pydantic import Field, GetCoreSchemaHandler, GetJsonSchemaHandler
+from pydantic import Field, GetCoreSchemaHandler, GetJsonSchemaHandler, model_validator
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import PydanticCustomError, core_schema
 
@@ -18,7 +18,14 @@ from claw.envs.robot import PAD_REACH
 from claw.envs.state import WorldState, unknown_object_error
 from claw.envs.tabletop import TabletopEnv
 from claw.envs.world import held_object
-from claw.skills.base import RegionRef, Skill, SkillParams, SkillResult, register_skill
+from claw.skills.base import (
+    ObjectRef,
+    RegionRef,
+    Skill,
+    SkillParams,
+    SkillResult,
+    register_skill,
+)
 from claw.skills.basic import result
 from claw.skills.exceptions import NoPlacement
 from claw.skills.motion import Claw, wrap_angle
@@ -28,7 +35,7 @@ from claw.skills.pick import (
     object_width,
     safe_height,
 )
-from claw.skills.placement import CLEARANCE, find_placement
+from claw.skills.placement import CLEARANCE, find_placement, targets_problem
 
 INSIDE_MARGIN = 0.014  # m the fingers open beyond the object to release it inside a box
 INSIDE_CLEARANCE = 0.008  # m kept from other objects inside a box
@@ -74,10 +81,12 @@ class RelationName:
 
 def _skill_description() -> str:
     """What ``place`` does, naming every relation."""
-    to_objects = [r.words for r in relations() if r.target == "object"]
+    to_objects = [r.words for r in relations() if r.target == "object" and r.targets == 1]
+    to_pairs = [r.words for r in relations() if r.targets == 2]
     to_regions = [r.words for r in relations() if r.target == "region"]
+    pairs = f", {_listed(to_pairs, 'or')} two target objects" if to_pairs else ""
     return (
-        f"Put the object the claw holds {_listed(to_objects, 'or')} a target object, or "
+        f"Put the object the claw holds {_listed(to_objects, 'or')} a target object{pairs}, or "
         f"{_listed(to_regions, 'or')} a table region; the claw picks a free spot, lowers the "
         "object, releases it and moves up."
     )
@@ -91,6 +100,16 @@ class PlaceParams(SkillParams):
         None, description="Optionally a table region: of the spots that work, the nearest to it."
     )
     relation: Annotated[str, RelationName()]
+    target2: Annotated[str | None, ObjectRef()] = Field(
+        None, description="The second object for a relation of two targets (between); else null."
+    )
+
+    @model_validator(mode="after")
+    def _targets_fit(self) -> PlaceParams:
+        problem = targets_problem(self.relation, self.target2 is not None)
+        if problem is not None:
+            raise ValueError(problem)
+        return self
 
 
 @register_skill
@@ -137,6 +156,8 @@ class Place(Skill[PlaceParams]):
                 return [exc]
         elif params.target not in object_names:
             return [unknown_object_error(params.target, object_names)]
+        if params.target2 is not None and params.target2 not in object_names:
+            return [unknown_object_error(params.target2, object_names)]
         return []
 
     def preconditions(self, env: TabletopEnv, params: PlaceParams) -> list[str]:
@@ -146,7 +167,7 @@ class Place(Skill[PlaceParams]):
         held = held_object(env.world_state())
         if held is None:
             return ["nothing is held to place; pick something up first"]
-        if held == params.target:
+        if held in (params.target, params.target2):
             return [f"{held} cannot be placed relative to itself"]
         return []
 
@@ -176,6 +197,7 @@ class Place(Skill[PlaceParams]):
                 held,
                 params.relation,
                 params.target,
+                target2=params.target2,
                 release_width=release,
                 # Pack a box from a corner, which is as safe a spot as its middle, so that the
                 # next object still finds room.
@@ -232,5 +254,6 @@ class Place(Skill[PlaceParams]):
 
 def _predicate(params: PlaceParams, held: str) -> str:
     at_region = relation(params.relation).target == "region"
-    target = resolve_region(params.target) if at_region else params.target
-    return f"{params.relation}({held}, {target})"
+    targets = [resolve_region(params.target) if at_region else params.target]
+    targets += [] if params.target2 is None else [params.target2]
+    return f"{params.relation}({held}, {', '.join(targets)})"

@@ -23,7 +23,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from claw.envs import geometry, objects
+from claw.envs import geometry, objects, spatial
 from claw.envs.exceptions import PredicateError
 from claw.envs.predicates import (
     AT_RADIUS,
@@ -42,7 +42,7 @@ from claw.envs.regions import (
     region_anchor,
     resolve_region,
 )
-from claw.envs.relations import Placing, find_relation, relation, relation_names
+from claw.envs.relations import Placing, find_relation, relation, relation_names, relations
 from claw.envs.robot import HAND_ABOVE_TCP, HAND_HALF_EXTENTS
 from claw.envs.state import ObjectState, WorldState, yaw_rotation
 from claw.skills.exceptions import NoPlacement
@@ -174,6 +174,7 @@ class _Task:
     yaws: tuple[float, ...]
     grid: Array  # (N, 2) candidate centres
     release_width: float
+    target2: ObjectState | None = None  # between's second target
 
     @property
     def box(self) -> ObjectState | None:
@@ -241,10 +242,21 @@ def _fast_holds(task: _Task, points: Array, yaw: float) -> Mask:
         offset = sign * (points[..., axis] - target.position[axis])
         lateral = np.abs(points[..., 1 - axis] - target.position[1 - axis])
         return ok & (offset >= DIRECTION_MIN) & (offset >= lateral)
+    if placing.kind == "between" and task.target2 is not None:
+        ok &= spatial.band(target, task.target2).contains(points)
+        return ok & _on_table(task, points, yaw, (target, task.target2))
     body = _body(task, yaw)
     ok &= _signed_distance(points, _minkowski(target.footprint(), body), NEAR_GAP) <= NEAR_GAP
-    ok &= ~_carries(task, points, yaw, target)
-    ok &= abs(bottom - task.world.table_z) <= TABLE_TOLERANCE
+    return ok & _on_table(task, points, yaw, (target,))
+
+
+def _on_table(task: _Task, points: Array, yaw: float, targets: tuple[ObjectState, ...]) -> Mask:
+    """Vectorised ``spatial.off_table(a) is None`` with the object resting at points, and no
+    target resting on it."""
+    bottom = task.bottom
+    ok = np.full(points.shape[:-1], abs(bottom - task.world.table_z) <= TABLE_TOLERANCE)
+    for target in targets:
+        ok &= ~_carries(task, points, yaw, target)
     for other in task.world.objects.values():
         if other.name != task.held.name:
             ok &= ~_rests_on(points, bottom, other)
@@ -255,11 +267,12 @@ def _checked(task: _Task, points: Array, yaw: float) -> Mask:
     """The relation's own check with the object resting at each point (any leading shape)."""
     check, name = relation(task.relation).check, task.held.name
     target = task.target if task.target is not None else task.predicate.args[1]
+    targets = (target,) if task.target2 is None else (target, task.target2)
     found = []
     for x, y in points.reshape(-1, 2).tolist():
         placed = task.placed(x, y, yaw)
         world = WorldState({**task.world.objects, name: placed}, None, task.world.table_z)
-        found.append(check(world, placed, target).holds)
+        found.append(check(world, placed, *targets).holds)
     return np.array(found, dtype=bool).reshape(points.shape[:-1])
 
 
@@ -455,17 +468,41 @@ def _room(follows: Mask, later: Mask, cap: int) -> NDArray[np.int_]:
     return room
 
 
+def targets_problem(relation: str, second: bool) -> str | None:
+    """Why a place ``relation`` with (``second``) or without a second target cannot be, if so:
+    a relation of two targets (``between``) takes ``target`` and ``target2``, any other one."""
+    related = find_relation(relation)
+    if related is None or (related.targets == 2) == second:
+        return None
+    if second:
+        return f"{related.name} takes one target; target2 is for {_two_targets()} only"
+    return f"{related.name} takes two targets: target and target2"
+
+
+def _two_targets() -> str:
+    return " and ".join(r.name for r in relations() if r.targets == 2) or "no relation"
+
+
 def _task(
-    world: WorldState, obj: str, relation: str, target: str, release_width: float | None
+    world: WorldState,
+    obj: str,
+    relation: str,
+    target: str,
+    release_width: float | None,
+    target2: str | None = None,
 ) -> _Task:
     """Resolve the call's arguments; raises NoPlacement for requests no spot can satisfy."""
     related = find_relation(relation)
     if related is None or related.name != relation:
         allowed = ", ".join(relation_names())
         raise PredicateError(f"unknown relation {relation!r}; allowed: {allowed}")
+    problem = targets_problem(relation, target2 is not None)
+    if problem is not None:
+        raise PredicateError(problem)
     placing = related.placing
     held = world.get(obj)
     goal: ObjectState | None = None
+    second = None if target2 is None else _second_target(world, obj, target, target2)
     if related.target == "region":
         region = resolve_region(target)
         anchor, words, target = (
@@ -478,6 +515,8 @@ def _task(
         anchor, words = np.array(goal.xy), f"{related.words} {target}"
         if target == obj:
             raise NoPlacement(f"{obj} cannot be placed {related.words} itself")
+        if second is not None:  # between: searched from the midpoint of the two
+            anchor, words = (goal.xy + second.xy) / 2, f"{words} and {second.name}"
     width = float(held.half_extents[1]) * 2
     release = width + RELEASE_MARGIN if release_width is None else release_width
     bottom, yaw = world.table_z, held.yaw
@@ -493,10 +532,22 @@ def _task(
         reach = np.full(2, AT_RADIUS)
         grid = _grid(anchor, yaw, -reach, reach, GRID_STEP)
     yaws = (yaw, math.remainder(yaw + math.pi / 2, 2 * math.pi))
-    pred = Predicate(name=relation, args=(obj, target))
+    pred = Predicate(name=relation, args=(obj, target, *([] if target2 is None else [target2])))
     return _Task(
-        world, held, relation, placing, goal, pred, words, anchor, bottom, yaws, grid, release
-    )
+        world, held, relation, placing, goal, pred, words, anchor, bottom, yaws, grid, release,
+        second,
+    )  # fmt: skip
+
+
+def _second_target(world: WorldState, obj: str, target: str, target2: str) -> ObjectState:
+    """between's second target; raises NoPlacement where no spot lies between the two."""
+    first, second = world.get(target), world.get(target2)
+    if obj in (target, target2) or target == target2:
+        raise NoPlacement(f"{obj} goes between two other objects, not {target} and {target2}")
+    span = spatial.band(first, second)
+    if span.start >= span.end:
+        raise NoPlacement(f"{target} and {target2} leave no room between them")
+    return second
 
 
 def _on_support(
@@ -581,24 +632,54 @@ def _failure(task: _Task, clearance: float) -> str:
     return f"no free spot {task.words} clear of the other objects"
 
 
+def holds_with_margin(
+    world: WorldState,
+    obj: str,
+    relation: str,
+    target: str,
+    points: Array,
+    margin: float,
+    *,
+    target2: str | None = None,
+) -> Mask:
+    """Whether ``relation(obj, target[, target2])`` holds with ``obj`` resting on the table at
+    each of ``points`` (N, 2), turned as it is now, and ``margin`` (m) from there in 16
+    directions: the search's vectorised mirror of the predicate (for a relation of ``on``/``in``,
+    on the target).
+
+    Raises:
+        PredicateError: Unknown relation, or a target2 that does not fit it.
+        UnknownObjectError: ``obj`` or a target names no object.
+        NoPlacement: The request cannot hold anywhere (``obj`` is its own target, ...).
+    """
+    task = _task(world, obj, relation, target, None, target2)
+    yaw, pts = task.held.yaw, np.asarray(points, dtype=np.float64).reshape(-1, 2)
+    ring = pts[:, None, :] + (margin + _SLACK) * _RING[None, :, :]
+    return np.asarray(_fast_holds(task, pts, yaw) & _fast_holds(task, ring, yaw).all(axis=1))
+
+
 def find_placement(
     world: WorldState,
     obj: str,
     relation: str,
     target: str,
     *,
+    target2: str | None = None,
     clearance: float = CLEARANCE,
     release_width: float | None = None,
     preferred: tuple[float, float] | None = None,
     lookahead: int = PACK_LOOKAHEAD,
 ) -> Placement:
-    """Choose where to put ``obj`` so that ``relation(obj, target)`` holds.
+    """Choose where to put ``obj`` so that ``relation(obj, target)`` (``relation(obj, target,
+    target2)``) holds.
 
     Args:
         world: The current world; where ``obj`` is now does not matter (it moves).
         obj: The object to place.
         relation: A relation's name (:func:`~claw.envs.relations.relation_names`).
         target: An object name, or a region name for ``at``.
+        target2: The second object of a relation of two targets (``between``): the object goes
+            between ``target`` and ``target2``; ``None`` for every other relation.
         clearance: Least gap (m) between the object's footprint and any other object
             (the target of ``on``/``in`` excepted).
         release_width: Opening of the claw (m) between the pads at release; the object's width
@@ -614,9 +695,10 @@ def find_placement(
     Raises:
         NoPlacement: No spot satisfies the relation clear of the other objects; says why.
         UnknownObjectError: ``obj`` or ``target`` names no object.
-        PredicateError: ``target`` names no region (for ``at``).
+        PredicateError: ``target`` names no region (for ``at``), or ``target2`` is missing
+            for a relation of two targets or given for one of one.
     """
-    task = _task(world, obj, relation, target, release_width)
+    task = _task(world, obj, relation, target, release_width, target2)
     focus = task.anchor if preferred is None else np.asarray(preferred, dtype=np.float64)
     tasks = [task]
     if (

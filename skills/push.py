@@ -12,6 +12,7 @@ from pydantic import Field
 from claw.envs import geometry
 from claw.envs.regions import in_reach
 from claw.envs.robot import PAD_CLEARANCE
+from claw.envs.spatial import extent_along
 from claw.envs.state import ObjectState, WorldState
 from claw.envs.tabletop import TabletopEnv
 from claw.envs.world import held_object
@@ -28,20 +29,13 @@ DIRECTIONS: dict[str, tuple[float, float]] = {
     "near": (-1.0, 0.0),
 }
 TOLERANCE = 0.02  # m: success when the object ends this close to where it was asked to go
+MAX_DISTANCE = 0.3  # m: the longest push one call makes
 PATH_CLEARANCE = 0.01  # m kept from other objects along the way
 STANDOFF = 0.015  # m between the claw and the object before the push starts
 SEGMENT = 0.03  # m pushed between corrections of the claw's line
 PUSH_SPEED = 0.12  # m/s
 RECENTRE = 0.008  # m the object may sit off the pusher's centre before the claw re-centres
 MAX_STEER = math.radians(25)  # the push turns at most this far from its direction to steer
-
-
-def extent_along(obj: ObjectState, direction: np.ndarray) -> float:
-    """Half the object's extent along a unit direction in the table plane."""
-    c, s = math.cos(obj.yaw), math.sin(obj.yaw)
-    return abs(obj.half_extents[0] * (c * direction[0] + s * direction[1])) + abs(
-        obj.half_extents[1] * (-s * direction[0] + c * direction[1])
-    )
 
 
 def _convex_hull(points: np.ndarray) -> np.ndarray:
@@ -114,6 +108,20 @@ def obstacle(world: WorldState, obj: ObjectState, plan: PushPlan, goal: np.ndarr
     return None
 
 
+def push_problem(
+    world: WorldState, obj: ObjectState, direction: str, distance: float
+) -> str | None:
+    """Why ``obj`` cannot be pushed ``distance`` along ``direction`` from where it is (its goal
+    out of reach, something in the way of it or of the claw), or ``None``."""
+    goal = obj.xy + distance * np.array(DIRECTIONS[direction])
+    if not in_reach(float(goal[0]), float(goal[1])):
+        return f"target out of reach: {obj.name} would end at ({goal[0]:.2f}, {goal[1]:.2f})"
+    blocker = obstacle(world, obj, plan_push(obj, direction), goal)
+    if blocker is not None:
+        return f"{blocker} is in the way of pushing {obj.name} {direction}"
+    return None
+
+
 def _limit_angle(vector: np.ndarray, axis: np.ndarray, limit: float) -> np.ndarray:
     """The unit vector along ``vector``, turned towards ``axis`` to within ``limit`` rad of it."""
     angle = math.atan2(axis[0] * vector[1] - axis[1] * vector[0], float(axis @ vector))
@@ -160,7 +168,7 @@ def push_outcome(
 class PushParams(SkillParams):
     object: ObjectName
     direction: Direction = Field(description="left (+y), right (-y), far (+x) or near (-x).")
-    distance: float = Field(gt=0.0, le=0.3, description="How far to push it (m).")
+    distance: float = Field(gt=0.0, le=MAX_DISTANCE, description="How far to push it (m).")
 
 
 @register_skill
@@ -190,13 +198,8 @@ class Push(Skill[PushParams]):
         held = held_object(world)
         if held is not None:
             return [f"the claw holds {held}; place it before pushing"]
-        goal = obj.xy + params.distance * np.array(DIRECTIONS[params.direction])
-        if not in_reach(float(goal[0]), float(goal[1])):
-            return [f"target out of reach: {obj.name} would end at ({goal[0]:.2f}, {goal[1]:.2f})"]
-        blocker = obstacle(world, obj, plan_push(obj, params.direction), goal)
-        if blocker is not None:
-            return [f"{blocker} is in the way of pushing {obj.name} {params.direction}"]
-        return []
+        problem = push_problem(world, obj, params.direction, params.distance)
+        return [] if problem is None else [problem]
 
     def execute(self, env: TabletopEnv, params: PushParams) -> SkillResult:
         claw = Claw(env)

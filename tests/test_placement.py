@@ -128,7 +128,15 @@ CASES = [
     ("at", "left side"),
     ("at", "near left corner"),
     ("at", "far side"),
+    ("between", "green_block, blue_box"),  # two targets: target and target2
+    ("between", "blue_block, red_box"),
 ]
+
+
+def targets(target: str) -> tuple[str, dict[str, str]]:
+    """A case's target, and between's second as find_placement's keyword."""
+    first, *second = target.split(", ")
+    return first, {"target2": second[0]} if second else {}
 
 
 def test_cases_cover_every_relation() -> None:
@@ -138,9 +146,10 @@ def test_cases_cover_every_relation() -> None:
 @pytest.mark.parametrize(("relation", "target"), CASES)
 def test_placement_is_valid(relation: str, target: str) -> None:
     world = scene()
-    p = find_placement(world, HELD, relation, target, clearance=CLEARANCE)
+    first, kw = targets(target)
+    p = find_placement(world, HELD, relation, first, clearance=CLEARANCE, **kw)
     assert_valid(world, relation, target, p)
-    assert p == find_placement(world, HELD, relation, target)  # deterministic
+    assert p == find_placement(world, HELD, relation, first, **kw)  # deterministic
 
 
 @pytest.mark.parametrize("held_at", [(0.45, 0.04, 0.02), (0.52, 0.1, 0.3), (0.3, 0.0, 0.1)])
@@ -457,7 +466,8 @@ def test_unknown_names() -> None:
 @pytest.mark.parametrize(("relation", "target"), CASES)
 def test_fast_mirror_agrees_with_the_predicates(relation: str, target: str) -> None:
     world = scene(block("pink_block", 0.6, -0.22, z=0.06), block("cyan_block", 0.60, -0.22))
-    task = pl._task(world, HELD, relation, target, None)
+    first, kw = targets(target)
+    task = pl._task(world, HELD, relation, first, None, *kw.values())
     rng = np.random.default_rng(0)
     centre = task.anchor
     points = np.concatenate(
@@ -480,7 +490,8 @@ def test_timing() -> None:
         worst = 0.0
         for relation, target in CASES:
             start = time.process_time()
-            find_placement(world, HELD, relation, target)
+            first, kw = targets(target)
+            find_placement(world, HELD, relation, first, **kw)
             worst = max(worst, time.process_time() - start)
         print(f"{len(world.objects)} objects: worst {worst * 1000:.1f} ms")
         assert worst < limit

@@ -37,7 +37,7 @@ from claw.planner.schema import plan_schema
 from claw.skills.place import Place, PlaceParams
 from claw.skills.placement import find_placement
 
-BUILT_IN = ("on", "in", "next_to", "left_of", "right_of", "behind", "in_front_of", "at")
+BUILT_IN = ("on", "in", "next_to", "left_of", "right_of", "behind", "in_front_of", "between", "at")
 
 # The tables as they were written out before the registry (the reference, copied once).
 OLD_RELATION_PHRASES = (
@@ -81,13 +81,15 @@ OLD_ALIASES = {
     **dict.fromkeys(["right", "to_the_right_of", "right_to"], "right_of"),
     **dict.fromkeys(["in_back_of", "behind_of", "beyond"], "behind"),
     **dict.fromkeys(["in_front", "front_of", "before"], "in_front_of"),
-    **dict.fromkeys(["stack", "stacked_on", "tower"], "stacked"),
+    "in_between": "between",
+    **dict.fromkeys(["stack", "stacked_on"], "stacked"),  # tower is a predicate of its own
     **dict.fromkeys(["held", "holds", "grasping", "grasped"], "holding"),
 }
 OLD_DIRECTIONS = {"left_of": (1, 1), "right_of": (1, -1), "behind": (0, 1), "in_front_of": (0, -1)}
 OLD_PROMPT = """\
 Goal predicates (all must hold at the end): on(a, b), in(a, box), next_to(a, b), left_of(a, b),
-right_of(a, b), behind(a, b), in_front_of(a, b), at(a, REGION), stacked(a, b, ...), holding(a).
+right_of(a, b), behind(a, b), in_front_of(a, b), between(a, b, c), at(a, REGION), stacked(a, b,
+...), holding(a).
 """
 
 
@@ -115,26 +117,28 @@ def test_the_derived_tables_are_the_old_ones() -> None:
     assert lexicon.REFERRING_RELATIONS == OLD_REFERRING
     assert (lexicon.COMPASS, lexicon.SIDE_RELATIONS) == (OLD_COMPASS, OLD_SIDES)
     assert dict(ALIASES) == OLD_ALIASES
-    assert list(PREDICATES) == [*BUILT_IN, "stacked", "holding"]
+    assert list(PREDICATES) == [*BUILT_IN, "stacked", "holding", "tower", "not"]
     directions = {r.name: (r.placing.axis, r.placing.sign) for r in relations()
                   if r.placing.kind == "direction"}  # fmt: skip
     assert directions == OLD_DIRECTIONS
     assert [r.name for r in relations() if r.placing.supported] == ["on", "in"]
-    assert swap_relations() == BUILT_IN[:-1]
+    assert swap_relations() == BUILT_IN[:-2]  # not between (two targets) nor at (a region)
 
 
 def test_the_prompt_and_the_schema_list_the_relations_as_before() -> None:
     assert OLD_PROMPT in template("system")
     spec = PlaceParams.model_json_schema()["properties"]["relation"]
     assert spec == {
-        "description": "on, in, next_to, left_of, right_of, behind, in_front_of, or at (a region).",
+        "description": (
+            "on, in, next_to, left_of, right_of, behind, in_front_of, between, or at (a region)."
+        ),
         "enum": list(BUILT_IN),
         "title": "Relation",
         "type": "string",
     }
     assert Place.description.startswith(
         "Put the object the claw holds on, in, next to, left of, right of, behind or in front of "
-        "a target object, or at a table region; "
+        "a target object, between two target objects, or at a table region; "
     )
 
 

@@ -299,7 +299,9 @@ PLACE_TARGETS = {
     "behind": "green_block",
     "in_front_of": "yellow_block",
     "at": "top left corner",  # an alias of the far left corner
+    "between": "green_block",
 }
+SECOND_TARGETS = {"between": "orange_block"}  # a relation of two targets: its target2
 
 
 def test_place_targets_cover_every_relation() -> None:
@@ -309,12 +311,14 @@ def test_place_targets_cover_every_relation() -> None:
 @pytest.mark.parametrize("relation", relation_names())
 def test_place_every_relation(clear_env: TabletopEnv, relation: str) -> None:
     env = clear_env
-    target = PLACE_TARGETS[relation]
-    goal = f"{relation}(red_block, {'far left corner' if relation == 'at' else target})"
+    target, second = PLACE_TARGETS[relation], SECOND_TARGETS.get(relation)
+    targets = ["far left corner" if relation == "at" else target, *([second] if second else [])]
+    goal = f"{relation}(red_block, {', '.join(targets)})"
     assert not holds(env, goal)
     assert run(env, "pick", object="red_block").success
 
-    outcome = run(env, "place", target=target, relation=relation)
+    extra = {"target2": second} if second else {}
+    outcome = run(env, "place", target=target, relation=relation, **extra)
 
     assert outcome.success, outcome.reason
     assert outcome.sim_seconds > 0
