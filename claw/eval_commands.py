@@ -11,7 +11,6 @@ import typer
 from claw.options import (
     DEFAULT_TIMEOUT,
     ApiBase,
-    LlmMode,
     LlmModeOption,
     MaxTokens,
     Planner,
@@ -93,7 +92,7 @@ def eval_run(
     temperature: Temperature = 0.0,
     max_tokens: MaxTokens = None,
     structured: Structured = StructuredMode.auto,
-    llm_mode: LlmModeOption = LlmMode.steps,
+    llm_mode: LlmModeOption = None,
     ray: RayOption = None,
     learn: Annotated[
         bool,
@@ -303,9 +302,15 @@ def _run(
 def _show_result(result: SuiteResult, console: Console) -> None:
     from rich.table import Table
 
+    from claw.eval.runner import share_key
+
     title = f"{result.suite}: {result.planner}, {len(result.cases)} cases"
     table = Table(title=markup(title), title_justify="left")
-    columns = ("tag", "cases", "read right", "success", "goal recall", "executable", "replans")
+    columns = (
+        "tag", "cases", "read right", "success", "goal recall", "executable", "replans",
+        "read by offline / model",
+    )  # fmt: skip
+    shares = share_key("offline"), share_key("model")
     for column in columns:
         table.add_column(column, justify="left" if column == "tag" else "right")
     rows = [("all", result.overall), *result.per_tag.items()]
@@ -318,6 +323,7 @@ def _show_result(result: SuiteResult, console: Console) -> None:
             f"{metrics['goal_recall']:.3f}",
             f"{metrics['executability']:.3f}",
             f"{metrics['replans']:.2f}",
+            " / ".join(f"{100 * metrics.get(key, 0.0):.1f}" for key in shares) + " %",
         )
     console.print(table)
     for case in result.cases:

@@ -52,7 +52,8 @@ Planner = Annotated[
     typer.Option(
         help="offline (default), a litellm model ($CLAW_MODEL), local (claw llm serve), "
         "replay:FILE, or in claw eval "
-        "mock:oracle, mock:literal, mock:noisy:P, mock:faulty:P."
+        "mock:oracle, mock:literal, mock:noisy:P, mock:faulty:P; offline+MODEL plans offline "
+        "what the offline reader reads and asks MODEL (any of those) for the rest."
     ),
 ]
 PreferOption = Annotated[
@@ -96,10 +97,12 @@ class LlmMode(str, Enum):
 
 
 LlmModeOption = Annotated[
-    LlmMode,
+    LlmMode | None,
     typer.Option(
         help="steps: the model's steps run; goal: the model states the goal and claw's step "
-        "generator writes the steps; auto: goal mode where the answer states a goal."
+        "generator writes the steps; auto: goal mode where the answer states a goal "
+        "(default: steps; goal for the model of offline+MODEL).",
+        show_default=False,
     ),
 ]
 
@@ -110,9 +113,10 @@ def model_settings(
     temperature: float,
     max_tokens: int | None,
     structured: StructuredMode,
-    llm_mode: LlmMode,
+    llm_mode: LlmMode | None,
 ) -> ModelSettings:
-    """The LLM options ``claw "…"`` and ``claw eval`` share, as one ``ModelSettings``."""
+    """The LLM options ``claw "…"`` and ``claw eval`` share, as one ``ModelSettings``
+    (``llm_mode`` ``None``: each planner's own default)."""
     from claw.planner.completion import ModelSettings
 
     return ModelSettings(
@@ -121,7 +125,7 @@ def model_settings(
         temperature=temperature,
         max_tokens=max_tokens,
         structured=structured.value,
-        llm_mode=llm_mode.value,
+        llm_mode=None if llm_mode is None else llm_mode.value,
     )
 
 

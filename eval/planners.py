@@ -9,6 +9,8 @@
 ``mock:faulty:P``  the oracle, each call failing with probability P (``claw eval`` only)
 =================  ==============================================================================
 
+Each also answers what the offline reader hands over (``offline+mock:oracle``,
+``offline+replay:FILE``: :class:`claw.planner.hybrid.HybridPlanner`), given the same case.
 Registered when ``claw.eval`` is imported; the names are checked when they are parsed
 (``claw.runtime.parse_planner``), before anything runs.
 """
@@ -76,7 +78,8 @@ def check_mock(spec: PlannerSpec) -> PlannerSpec:
 
 def mock_planner(context: PlannerContext) -> LLMPlanner:
     """``mock:*``: the LLM planner answered from the suite case's ground truth and its env;
-    who writes the steps (the mock, or claw from its goal) is the settings' ``llm_mode``.
+    who writes the steps (the mock, or claw from its goal) is the settings' ``llm_mode``, where
+    they give one.
 
     Raises:
         InvalidPlannerError: outside an evaluation (no case, or no env).
@@ -94,7 +97,8 @@ def mock_planner(context: PlannerContext) -> LLMPlanner:
     else:
         factory = mocks.noisy_planner if name == "noisy" else mocks.faulty_planner
         planner = factory(case, env, float(arg))
-    planner.mode = context.settings.llm_mode
+    if context.settings.llm_mode is not None:  # else the LLM planner's own default
+        planner.mode = context.settings.llm_mode
     return planner
 
 

@@ -22,7 +22,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from claw.eval.runner import CaseResult, SuiteResult, run_case
+from claw.eval.runner import CaseResult, SuiteResult, run_case, share_key
 from claw.eval.suite import Suite
 from claw.planner.completion import ModelSettings
 
@@ -48,6 +48,8 @@ METRICS: list[tuple[str, str, Callable[[float], str]]] = [
     ("replans", "replans / case", lambda v: f"{v:.2f}"),
     ("recovered_by_replanning", "recovered by replanning", lambda v: f"{v:.0f}"),
     ("plan_steps", "plan steps / case", lambda v: f"{v:.2f}"),
+    (share_key("offline"), "read by offline", _percent),
+    (share_key("model"), "read by the model", _percent),
     ("llm_calls", "LLM calls / case", lambda v: f"{v:.2f}"),
     ("llm_tokens", "LLM tokens / case", lambda v: f"{v:.1f}"),
     ("llm_prompt_tokens", "LLM prompt tokens / case", lambda v: f"{v:.1f}"),
@@ -308,11 +310,14 @@ def _case_cells(case: CaseResult) -> list[str]:
         f"{case.goal_recall:.3f}",
         f"{case.executable:.3f}",
         str(case.replans),
+        case.reader or "-",
         f"{case.sim_seconds:.2f}",
     ]
 
 
-CASE_COLUMNS = ["case", "tags", "success", "goal recall", "executable", "replans", "sim s"]
+CASE_COLUMNS = [
+    "case", "tags", "success", "goal recall", "executable", "replans", "read by", "sim s"
+]  # fmt: skip
 
 
 def _one_line(text: str) -> str:

@@ -22,6 +22,7 @@ from claw.eval.mocks import MOCK_MODEL
 from claw.eval.selection import Selection
 from claw.eval.suite import Case, Suite
 from claw.library import policy_source
+from claw.planner.base import READERS, Reader
 from claw.planner.completion import ModelSettings
 from claw.planner.text import clean_text, redact
 from claw.runtime import Planner, RunResult, Session, make_planner, parse_planner, run_instruction
@@ -44,6 +45,9 @@ class CaseResult(BaseModel):
     replans: int = 0
     plan_steps: int = 0
     """Steps of the last plan as the planner wrote it (a composite skill's call is one)."""
+    reader: Reader | None = None
+    """Who read the instruction and planned the case: ``offline`` or ``model`` (``None``: no
+    planner was asked, as for a scene that cannot be built)."""
     llm_calls: int = 0
     llm_tokens: int = 0
     """Prompt and completion tokens together (``llm_prompt_tokens + llm_completion_tokens``)."""
@@ -150,7 +154,7 @@ def _run_case(
     try:
         session = Session(suite.scene_of(case), video=video, frame_size=VIDEO_FRAME, fps=VIDEO_FPS)
     except InvalidSceneError as exc:
-        ok = case.expect_error == "invalid_scene"
+        ok = case.accepts_error("invalid_scene")
         return CaseResult(
             id=case.id,
             tags=case.tags,
@@ -180,6 +184,7 @@ def _run_case(
         executable=round(sum(s.success for s in result.steps) / planned, 4) if planned else 1.0,
         replans=result.replans,
         plan_steps=len(result.plan),
+        reader=result.reader,
         llm_calls=0 if usage is None else usage.calls,
         llm_tokens=0 if usage is None else usage.prompt_tokens + usage.completion_tokens,
         llm_prompt_tokens=0 if usage is None else usage.prompt_tokens,
@@ -202,6 +207,12 @@ def _worker(
     return result.model_dump_json(), _recording or {}
 
 
+def share_key(reader: Reader) -> str:
+    """The metric of the cases ``reader`` read, a fraction (``read_by_offline``,
+    ``read_by_model``)."""
+    return f"read_by_{reader}"
+
+
 def summarise(results: list[CaseResult]) -> dict[str, float]:
     n = max(len(results), 1)
     return {
@@ -213,6 +224,7 @@ def summarise(results: list[CaseResult]) -> dict[str, float]:
         "replans": round(sum(r.replans for r in results) / n, 4),
         "recovered_by_replanning": float(sum(r.success and r.replans > 0 for r in results)),
         "plan_steps": round(sum(r.plan_steps for r in results) / n, 4),
+        **{share_key(who): round(sum(r.reader == who for r in results) / n, 4) for who in READERS},
         "llm_calls": round(sum(r.llm_calls for r in results) / n, 4),
         "llm_tokens": round(sum(r.llm_tokens for r in results) / n, 2),
         "llm_prompt_tokens": round(sum(r.llm_prompt_tokens for r in results) / n, 2),
@@ -297,7 +309,8 @@ def run_suite(
                 if progress is not None:
                     progress(results[i])  # type: ignore[arg-type]
     if record is not None:
-        cassette = Cassette(record, model=MOCK_MODEL if spec.family == "mock" else planner)
+        asked = spec.hand_over or spec  # offline+MODEL records MODEL's answers
+        cassette = Cassette(record, model=MOCK_MODEL if asked.family == "mock" else asked.text)
         cassette.answers.update(recorded)
         cassette.save()
     done = [r for r in results if r is not None]

@@ -22,6 +22,7 @@ from claw.planner.exceptions import (
 )
 from claw.planner.families import API_BASE_ENV  # registers offline, models and local
 from claw.planner.grammar import parse_instruction
+from claw.planner.hybrid import HybridPlanner
 from claw.planner.llm import FallbackPlanner, LLMPlanner
 from claw.planner.offline import OfflinePlanner
 from claw.planner.plan import MAX_PLAN_STEPS, Failure, Plan, check_plan_length, plan_problems
@@ -46,6 +47,7 @@ __all__ = [
     "BasePlanner",
     "Failure",
     "FallbackPlanner",
+    "HybridPlanner",
     "InvalidPlanError",
     "InvalidPlannerError",
     "LLMPlanner",

@@ -2,14 +2,14 @@
 
 The closed loop (``claw.runtime.run_instruction``), ``claw eval`` and ``claw "…"`` use a planner
 only through these members: no caller probes for an attribute. A planner that asks no model
-subclasses :class:`BasePlanner` and writes ``name``, ``plan`` and ``replan``; the LLM planner and
-the fallback planner define every member themselves.
+subclasses :class:`BasePlanner` and writes ``name``, ``plan`` and ``replan``; the LLM planner, the
+fallback planner and the hybrid planner define every member themselves.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
+from typing import Literal, Protocol, get_args
 
 from claw.envs.tabletop import TabletopEnv
 from claw.planner.completion import Usage
@@ -17,6 +17,9 @@ from claw.planner.plan import MAX_PLAN_STEPS, Failure, Plan
 
 AnswerHook = Callable[[list[dict[str, str]], str], None]
 """Called with the messages and the answer of every model call (e.g. to record a cassette)."""
+Reader = Literal["offline", "model"]
+"""Who read an instruction: ``offline`` (no model asked: the grammar) or ``model``."""
+READERS: tuple[Reader, ...] = get_args(Reader)
 
 
 class Planner(Protocol):
@@ -46,6 +49,11 @@ class Planner(Protocol):
     @property
     def usage(self) -> Usage | None:
         """Calls, tokens and cost of the model's answers; ``None`` for a planner that asks none."""
+        ...
+
+    @property
+    def reader(self) -> Reader:
+        """Who read the instruction of the last plan (and so writes its replans)."""
         ...
 
     def plan(self, instruction: str, env: TabletopEnv) -> Plan:
@@ -81,6 +89,11 @@ class BasePlanner:
     def usage(self) -> Usage | None:
         """None: no model is called."""
         return None
+
+    @property
+    def reader(self) -> Reader:
+        """``offline``: no model reads the instruction."""
+        return "offline"
 
     def plan(self, instruction: str, env: TabletopEnv) -> Plan:
         """A plan for ``instruction``; subclasses write it."""

@@ -62,6 +62,10 @@ class Usage(BaseModel):
     cost_usd: float = 0.0
 
 
+LlmMode = Literal["steps", "goal", "auto"]
+"""Who writes a model's plan's steps (:mod:`claw.planner.goal_mode`)."""
+
+
 class ModelSettings(BaseModel):
     """How a model is asked: where, how long a call may take, how it samples, how long it may
     answer (``None``: as long as the longest plan allowed)."""
@@ -73,7 +77,9 @@ class ModelSettings(BaseModel):
     temperature: float = Field(default=0.0, ge=0, le=2)
     max_tokens: int | None = Field(default=None, ge=1)
     structured: Literal["auto", "schema", "json", "off"] = "auto"
-    llm_mode: Literal["steps", "goal", "auto"] = "steps"
+    llm_mode: LlmMode | None = None
+    """``None``: the planner's own default (``steps``; ``goal`` for the model of
+    ``offline+MODEL``)."""
 
 
 class ModelClient:

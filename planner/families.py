@@ -1,5 +1,6 @@
 """The planner package's own families in the registry: ``offline``, any litellm model (the
-default for a name no family takes) and ``local`` (``claw llm serve``'s model).
+default for a name no family takes), ``local`` (``claw llm serve``'s model) and ``offline+MODEL``
+(the offline reader, handing what it cannot read to MODEL: :mod:`claw.planner.hybrid`).
 
 Imported by ``claw.planner``, so that they are registered whenever the package is.
 """
@@ -10,13 +11,26 @@ import os
 from typing import Any
 
 from claw.planner.exceptions import InvalidPlannerError
+from claw.planner.hybrid import HybridPlanner
 from claw.planner.llm import LLMPlanner
 from claw.planner.local import LOCAL_API_BASE, LOCAL_API_KEY, LOCAL_MODEL
 from claw.planner.offline import OfflinePlanner
-from claw.planner.registry import PlannerContext, PlannerSpec, planner_names, register_planner
+from claw.planner.registry import (
+    PlannerContext,
+    PlannerSpec,
+    make_planner,
+    parse_planner,
+    planner_names,
+    register_planner,
+)
 
 API_BASE_ENV = "CLAW_API_BASE"
 """The endpoint a model is asked at when ``--api-base`` gives none."""
+OFFLINE, MODEL, HYBRID = "offline", "model", "offline+"
+"""The names of the offline family, of the models' (the default) and of the hybrid."""
+HYBRID_MODE = "goal"
+"""How the hybrid's model is asked where ``--llm-mode`` says nothing: it states the goal, claw's
+step generator writes the steps (as the offline reader's plans are written)."""
 
 
 def offline_planner(context: PlannerContext) -> OfflinePlanner:
@@ -56,8 +70,53 @@ def check_model_name(spec: PlannerSpec) -> PlannerSpec:
     return spec
 
 
-register_planner("offline", offline_planner)
+def check_hybrid(spec: PlannerSpec) -> PlannerSpec:
+    """``offline+MODEL`` names a planner that asks a model (a litellm model, ``local``,
+    ``replay:FILE``, ``mock:*``), checked by its own family; the spec hands over to it and reads
+    what it reads. A litellm model's name has no colon before its provider's slash: a name like
+    ``nonsense:x`` is taken for a family that is not registered (the model is asked only for what
+    the reader hands over, perhaps long after the run began, so it is checked now).
+
+    Raises:
+        InvalidPlannerError: no model, the offline planner again, or a family not registered.
+    """
+    examples = "e.g. offline+openai/gpt-4o-mini, offline+local or offline+mock:oracle"
+    if not spec.argument.strip():
+        raise InvalidPlannerError(f"{spec.text!r} names no model after {HYBRID!r}: {examples}")
+    fallback = parse_planner(spec.argument)
+    if fallback.family in (OFFLINE, HYBRID):
+        raise InvalidPlannerError(
+            f"{spec.text!r}: {HYBRID} hands over to a model, not to {fallback.text!r}: {examples}"
+        )
+    head, colon, _ = fallback.text.partition(":")
+    if fallback.family == MODEL and colon and "/" not in head:
+        raise InvalidPlannerError(
+            f"{spec.text!r}: no planner family {head + ':'!r}, and {fallback.text!r} is not a "
+            f"litellm model (PROVIDER/MODEL); planners: {planner_names()}"
+        )
+    return spec.model_copy(update={"reads": fallback.reads, "hand_over": fallback})
+
+
+def hybrid_planner(context: PlannerContext) -> HybridPlanner:
+    """``offline+MODEL``: the offline planner, handing what it cannot read to MODEL's planner,
+    built as MODEL alone is (with the same env and case), in goal mode unless the settings name
+    a mode."""
+    spec = context.spec if context.spec.hand_over is not None else check_hybrid(context.spec)
+    assert spec.hand_over is not None
+    settings = context.settings
+    if settings.llm_mode is None:
+        settings = settings.model_copy(update={"llm_mode": HYBRID_MODE})
+    fallback = make_planner(
+        spec.hand_over, env=context.env, ground_truth=context.ground_truth, settings=settings
+    )
+    return HybridPlanner(OfflinePlanner(), fallback)
+
+
+register_planner(OFFLINE, offline_planner)
 register_planner(
-    "model", model_planner, usage="a litellm model", check=check_model_name, default=True
+    MODEL, model_planner, usage="a litellm model", check=check_model_name, default=True
 )
 register_planner("local", local_planner, usage="local (claw llm serve)")
+register_planner(
+    HYBRID, hybrid_planner, usage="offline+MODEL", takes_argument=True, check=check_hybrid
+)

@@ -15,12 +15,12 @@ from typing import get_args
 from claw.envs.predicates import PREDICATES
 from claw.envs.regions import REGIONS
 from claw.envs.state import WorldState
-from claw.planner.completion import ModelSettings
+from claw.planner.completion import LlmMode
 from claw.planner.offline import OfflinePlanner
 from claw.planner.ordering import check_conflicts
 from claw.planner.plan import Plan
 
-LLM_MODES: tuple[str, ...] = get_args(ModelSettings.model_fields["llm_mode"].annotation)
+LLM_MODES: tuple[str, ...] = get_args(LlmMode)
 DERIVED_SKILLS = frozenset({"pick", "place"})
 
 

@@ -32,7 +32,7 @@ from claw.envs.tabletop import TabletopEnv
 from claw.library import SkillLibrary
 from claw.library.composite import CompositeBody
 from claw.library.composites import Composites
-from claw.planner.base import AnswerHook, Planner
+from claw.planner.base import AnswerHook, Planner, Reader
 from claw.planner.completion import ModelClient, ModelSettings, Usage
 from claw.planner.exceptions import InvalidPlanError, PlannerUnavailableError
 from claw.planner.goal_mode import LLM_MODES, derive_steps, goal_vocabulary, uses_goal
@@ -146,16 +146,23 @@ class LLMPlanner(ModelClient):
     @classmethod
     def asked_as(cls, model: str, settings: ModelSettings, **options: Any) -> LLMPlanner:
         """The planner asking ``model`` as ``settings`` say (deadline, sampling, answer length,
-        structure, mode); ``options`` are the rest (``mock``, ``api_base``, ``backoff``, ...)."""
+        structure, mode: its own default where they name none); ``options`` are the rest
+        (``mock``, ``api_base``, ``backoff``, ...)."""
+        if settings.llm_mode is not None:
+            options["mode"] = settings.llm_mode
         return cls(
             model,
             timeout=settings.timeout,
             temperature=settings.temperature,
             max_tokens=settings.max_tokens,
             structured=settings.structured,
-            mode=settings.llm_mode,
             **options,
         )
+
+    @property
+    def reader(self) -> Reader:
+        """``model``: the model reads the instruction."""
+        return "model"
 
     def answer_format(self, knows_schema: bool) -> Any:
         """The plan's schema for this scene, in the form this provider takes (``structured``:
@@ -376,6 +383,11 @@ class FallbackPlanner:
     def usage(self) -> Usage | None:
         """The first planner's calls, tokens and cost (those before the hand-over)."""
         return self.first.usage
+
+    @property
+    def reader(self) -> Reader:
+        """Who read the instruction: the planner planning now's reader."""
+        return self.active.reader
 
     @property
     def on_answer(self) -> AnswerHook | None:

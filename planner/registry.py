@@ -3,9 +3,11 @@
 A family registers a name and a factory (:func:`register_planner`); :func:`make_planner` builds
 the planner a ``--planner`` value names. A family without an argument is named exactly
 (``offline``, ``local``); one with an argument by its prefix, a colon and the argument
-(``replay:FILE``, ``mock:oracle``); any other name is the default family's (a litellm model
-string). Each family registers where it lives: ``claw.planner`` registers ``offline``, models
-and ``local`` (:mod:`claw.planner.families`), ``claw.eval`` registers ``replay:*`` and ``mock:*``.
+(``replay:FILE``, ``mock:oracle``), or, where the prefix ends in ``+``, by the prefix and the
+argument (``offline+MODEL``); any other name is the default family's (a litellm model string).
+Each family registers where it lives: ``claw.planner`` registers ``offline``, models, ``local``
+and ``offline+MODEL`` (:mod:`claw.planner.families`), ``claw.eval`` registers ``replay:*`` and
+``mock:*``.
 
 A name is checked by :func:`parse_planner` before anything runs; a bad one is an
 :class:`InvalidPlannerError` naming what is registered.
@@ -28,6 +30,9 @@ from claw.planner.llm import FallbackPlanner
 
 MODEL_ENV = "CLAW_MODEL"
 """The planner used when none is named (else ``offline``)."""
+JOINER = "+"
+"""A family whose name ends in it takes its argument right after it (``offline+MODEL``); any
+other family that takes one, after a colon (``mock:oracle``)."""
 
 
 class PlannerSpec(BaseModel):
@@ -44,6 +49,9 @@ class PlannerSpec(BaseModel):
     family (the model string); empty for a family named exactly."""
     reads: Path | None = None
     """A file the planner reads (a replay cassette): outputs are kept apart from it."""
+    hand_over: PlannerSpec | None = None
+    """The planner a composed family hands part of its work to, parsed (``MODEL`` of
+    ``offline+MODEL``); ``None`` for the others."""
 
 
 @dataclass(frozen=True)
@@ -78,6 +86,11 @@ class PlannerFamily:
     check: SpecCheck | None = None
     default: bool = False
 
+    @property
+    def lead(self) -> str:
+        """What a name of this family starts with before its argument (``mock:``, ``offline+``)."""
+        return self.name if self.name.endswith(JOINER) else f"{self.name}:"
+
 
 _families: dict[str, PlannerFamily] = {}
 
@@ -95,7 +108,7 @@ def register_planner(
 
     Args:
         prefix: The family's name: the whole ``--planner`` value, or with ``takes_argument``
-            the part before ``:``.
+            the part before ``:`` (or before the argument, for a name that ends in ``+``).
         factory: Builds the planner from a :class:`PlannerContext`.
         usage: How the list of planners in error messages shows it (default: ``prefix``, or
             ``prefix:ARG``); the families are listed in the order they registered.
@@ -128,7 +141,7 @@ def parse_planner(text: str | None) -> PlannerSpec:
     if family.default:
         argument = text
     elif family.takes_argument:
-        argument = text.removeprefix(f"{family.name}:")
+        argument = text.removeprefix(family.lead)
     else:
         argument = ""
     spec = PlannerSpec(text=text, family=family.name, argument=argument)
@@ -139,10 +152,9 @@ def _family_of(text: str) -> PlannerFamily:
     exact = _families.get(text)
     if exact is not None and not exact.takes_argument and not exact.default:
         return exact
-    prefix, colon, _ = text.partition(":")
-    prefixed = _families.get(prefix)
-    if colon and prefixed is not None and prefixed.takes_argument:
-        return prefixed
+    led = [f for f in _families.values() if f.takes_argument and text.startswith(f.lead)]
+    if led:
+        return max(led, key=lambda family: len(family.lead))
     defaults = [family for family in _families.values() if family.default]
     if defaults:
         return defaults[-1]

@@ -29,8 +29,8 @@ from claw.runtime import (
 )
 
 NAMES = (
-    "offline, a litellm model, local (claw llm serve), replay:FILE, mock:oracle, mock:literal, "
-    "mock:noisy:P or mock:faulty:P (P from 0 to 1)"
+    "offline, a litellm model, local (claw llm serve), offline+MODEL, replay:FILE, mock:oracle, "
+    "mock:literal, mock:noisy:P or mock:faulty:P (P from 0 to 1)"
 )
 
 

@@ -1,0 +1,117 @@
+"""The hybrid planner (``--planner offline+MODEL``): the offline reader plans what it reads; what
+it cannot read, or finds ambiguous, goes to a model.
+
+Which refusals are handed over (``HANDED_OVER``): ``unparseable`` and ``ambiguous`` — the reader
+could not read the words, or read several meanings where one is needed; a model may read them.
+The others are answered by the offline reader itself: ``unknown_object`` (the scene has no such
+object: the person's bad input, which a model could only answer with a guess) and
+``unsupported``. The reader says ``unsupported`` only after reading the whole request — a verb
+no skill does, a box to pick up, a place no skill reaches, goals that cannot hold together —
+and names what it read; the skills cannot do it whoever reads it, and a model would have to
+read the instruction as something else to answer it: a wrong plan is worse than a refusal. An
+instruction with no text at all is refused offline too (there is nothing for a model to read).
+
+A case keeps its reader: the offline reader replans what it planned, the model what it planned
+(in goal mode, which the family asks for by default, that is the step generator again).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Collection
+
+from claw.common.exceptions import ClawError
+from claw.envs.tabletop import TabletopEnv
+from claw.planner.base import AnswerHook, Planner, Reader
+from claw.planner.completion import Usage
+from claw.planner.plan import Failure, Plan
+from claw.planner.text import clean_text
+
+logger = logging.getLogger(__name__)
+HANDED_OVER = frozenset({"unparseable", "ambiguous"})
+"""The kinds of refusal the first planner hands over to the model."""
+
+
+class HybridPlanner:
+    """Plans with ``first``; an instruction it refuses with a kind in ``hands_over`` is planned
+    by ``fallback`` (a model's planner) instead, which then replans it too.
+
+    Its model, usage and answer hook are the model's (``usage.calls`` is 0 while the first one
+    reads everything); ``reader`` says who read the last instruction, and ``handed_over`` the
+    refusal that was handed over (``None`` when the first one planned it, or refused it itself).
+    """
+
+    def __init__(
+        self, first: Planner, fallback: Planner, hands_over: Collection[str] = HANDED_OVER
+    ) -> None:
+        self.first, self.fallback = first, fallback
+        self.hands_over = frozenset(hands_over)
+        self.name = f"{first.name}+{fallback.name}"
+        self.active = first
+        self.handed_over: ClawError | None = None
+
+    @property
+    def max_steps(self) -> int:
+        """The cap of the planner planning now; setting it sets both planners'."""
+        return self.active.max_steps
+
+    @max_steps.setter
+    def max_steps(self, value: int) -> None:
+        self.first.max_steps = self.fallback.max_steps = value
+
+    @property
+    def on_answer(self) -> AnswerHook | None:
+        """The model's answer hook; setting it sets both planners'."""
+        return self.fallback.on_answer
+
+    @on_answer.setter
+    def on_answer(self, hook: AnswerHook | None) -> None:
+        self.first.on_answer = self.fallback.on_answer = hook
+
+    @property
+    def model(self) -> str | None:
+        """The model it hands over to."""
+        return self.fallback.model
+
+    @property
+    def structured_as(self) -> str | None:
+        """How the model's answer was constrained; ``None`` while the first planner plans."""
+        return self.active.structured_as
+
+    @property
+    def usage(self) -> Usage | None:
+        """The model's calls, tokens and cost."""
+        return self.fallback.usage
+
+    @property
+    def reader(self) -> Reader:
+        """Who read the last instruction: the first planner's reader, or the model's."""
+        return self.active.reader
+
+    def plan(self, instruction: str, env: TabletopEnv) -> Plan:
+        """The first planner's plan; the model's where the first refuses in a handed-over kind.
+
+        Raises:
+            ClawError: the first planner's refusal of another kind, or the model's own.
+        """
+        self.active, self.handed_over = self.first, None
+        try:
+            return self.first.plan(instruction, env)
+        except ClawError as exc:
+            if exc.kind not in self.hands_over or not instruction.strip():
+                raise
+            self.active, self.handed_over = self.fallback, exc
+        logger.info(
+            "note: %s did not read it (%s: %s); asking %s",
+            self.first.name,
+            self.handed_over.kind,
+            clean_text(self.handed_over, 200),
+            clean_text(self.fallback.name, 80),
+        )
+        return self.fallback.plan(instruction, env)
+
+    def replan(
+        self, instruction: str, plan: Plan, env: TabletopEnv, failure: Failure | None = None
+    ) -> Plan:
+        """A new plan from the planner that wrote the first one."""
+        return self.active.replan(instruction, plan, env, failure)
