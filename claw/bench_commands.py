@@ -1,4 +1,4 @@
-"""``claw bench env|skills|library|policy|planner``: speed and success figures."""
+"""``claw bench env|skills|library|policy|planner|words``: speed and success figures."""
 
 from __future__ import annotations
 
@@ -159,6 +159,53 @@ def bench_planner_command(
     out.print(f"parses per clause: {per_clause}; all {result.overall.parses_per_clause:.1f}")
     slowest = ", ".join(f"{case} {ms:.1f} ms" for case, ms in result.slowest)
     out.print(f"slowest: {slowest}")
+
+
+@bench_app.command("words")
+def bench_words_command(
+    lists: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--list", help="Word list file (repeat for more; default: the shipped words_*.yaml)."
+        ),
+    ] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Words the lexicon lacks, grounded by meaning: matches, refusals, lookup latency."""
+    from rich.console import Console
+    from rich.table import Table
+
+    with errors(as_json):
+        from claw.eval.words import bench_words
+
+        result = bench_words(lists)
+    if as_json:
+        print(result.model_dump_json())
+        return
+    table = Table(title=f"claw bench words: threshold {result.threshold}, margin {result.margin}")
+    columns = ("list", "n", "right", "wrong", "refused", "distractors refused",
+               "false", "p50/p95 ms")  # fmt: skip
+    for column in columns:
+        table.add_column(column, justify="left" if column == "list" else "right")
+    for row in result.lists:
+        table.add_row(
+            row.name, str(row.n), f"{row.correct}/{row.with_meaning}", str(row.wrong),
+            str(row.refused), f"{row.correct_refusals}/{row.distractors}",
+            str(row.false_matches), f"{row.lookup_p50_ms:.0f}/{row.lookup_p95_ms:.0f}",
+        )  # fmt: skip
+    out = Console()
+    out.print(table)
+    source = "from disk" if result.prototypes_from_disk else "computed"
+    out.print(f"cold load: {result.cold_load_s} s (model, prototypes {source}); "
+              f"a cached lookup: {result.cached_lookup_us} µs")  # fmt: skip
+    for row in result.lists:
+        if row.known:
+            out.print(f"{row.name}: {row.known} words the lexicon knows, not counted")
+        if row.outside_position:
+            out.print(f"{row.name}: {row.outside_position} mean what their position rules out")
+        if row.mistakes:
+            wrong = ", ".join(f"{w.word} -> {w.got}" for w in row.mistakes)
+            out.print(f"{row.name} matched wrongly: {wrong}", markup=False)
 
 
 @bench_app.command("library")

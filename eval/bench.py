@@ -72,9 +72,20 @@ class PlannerBench(BaseModel):
     slowest: list[tuple[str, float]]  # (suite/case, plan ms), slowest first
 
 
+HELD_OUT = "heldout*.yaml"
+"""Held-out suites: run once, on purpose (``--suite FILE``), never by default."""
+
+
 def default_suites() -> list[str]:
-    """The suites shipped with claw."""
-    return sorted(str(path) for path in SUITES_DIR.glob("*.yaml"))
+    """The development suites shipped with claw (not the held-out suites, nor the word lists
+    of ``claw bench words``)."""
+    from claw.eval.words import WORD_LISTS
+
+    return sorted(
+        str(p)
+        for p in SUITES_DIR.glob("*.yaml")
+        if not p.match(WORD_LISTS) and not p.match(HELD_OUT)
+    )
 
 
 def _timed(call: Callable[[], Any], repeats: int) -> tuple[float, bool]:

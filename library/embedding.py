@@ -21,6 +21,7 @@ import zlib
 from collections import Counter
 from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
+from functools import cache
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -134,6 +135,17 @@ def minilm_model_dir() -> Path:
     if not (folder / "model.safetensors").is_file():
         raise FileNotFoundError(f"no model.safetensors in {folder}; reinstall {MINILM_PACKAGE}")
     return folder
+
+
+@cache
+def english_words() -> frozenset[str]:
+    """The whole words of the MiniLM tokenizer's vocabulary (``vocab.txt``): some 20,000
+    English words, for telling a word from a typo; empty when the package is absent."""
+    try:
+        lines = (minilm_model_dir() / "vocab.txt").read_text(encoding="utf-8").split("\n")
+    except (ImportError, FileNotFoundError, OSError):
+        return frozenset()
+    return frozenset(w for w in lines if w.isalpha() and w.islower())
 
 
 def _gelu(x: np.ndarray) -> np.ndarray:

@@ -49,6 +49,7 @@ def test_every_instruction_is_timed_and_refusals_are_counted(tmp_path: Path) -> 
 
 def test_the_shipped_suites_are_the_default() -> None:
     assert {Path(p).stem for p in default_suites()} >= {"basic", "cap"}
+    assert not any(Path(p).stem.startswith("heldout") for p in default_suites())
 
 
 def test_cli_json_and_a_missing_suite(tmp_path: Path) -> None:
