@@ -12,7 +12,6 @@ from claw.options import (
     DEFAULT_TIMEOUT,
     ApiBase,
     JsonFlag,
-    LlmMode,
     LlmModeOption,
     MaxSteps,
     MaxTokens,
@@ -44,10 +43,25 @@ if TYPE_CHECKING:
     from claw.runtime import RunResult
 
 
+READ_BY = {"offline": "read offline", "model": "read by the model"}
+"""How the verdict says who read the instruction (``RunResult.reader``)."""
+
+
 def _exit_code(result: RunResult) -> int:
     if result.error is not None:
         return exit_code(result.error.kind)
     return EXIT_OK if result.success else EXIT_FAILED
+
+
+def _read_as(plan: Any) -> str:
+    """What the reader changed to read the instruction, for the plan line ("" for nothing)."""
+    notes = getattr(plan, "reading", None)
+    if notes is None:
+        return ""
+    said = [f"{typed} as {read}" for typed, read in notes.corrected.items()]
+    if notes.ignored:
+        said.append("ignored " + ", ".join(repr(w) for w in notes.ignored))
+    return " " + markup(f"(read {'; '.join(said)})") if said else ""
 
 
 class LiveView:
@@ -62,9 +76,13 @@ class LiveView:
         if kind in ("plan", "replan"):
             title = "plan" if kind == "plan" else "new plan after the failure"
             goal = markup(", ".join(map(str, payload.goal)) or "(none)")
-            self.console.print(f"[bold]{title}[/bold]: goal {goal}")
+            self.console.print(f"[bold]{title}[/bold]: goal {goal}{_read_as(payload)}")
+            marks = {w.after: w for w in payload.waypoints}
             for i, call in enumerate(payload.steps, 1):
                 self.console.print(f"  {i}. {markup(call)}")
+                if i in marks:
+                    waypoint = ", ".join(map(str, marks[i].goal))
+                    self.console.print(f"     then check: {markup(waypoint)}")
         elif kind == "step" and payload.error is None:  # an error is reported once, at the end
             mark = "[green]✓[/green]" if payload.success else "[red]✗[/red]"
             args = ", ".join(f"{k}={v!r}" for k, v in payload.args.items())
@@ -83,9 +101,10 @@ class LiveView:
         verdict = (
             "[bold green]success[/bold green]" if result.success else "[bold red]failed[/bold red]"
         )
+        read = "" if result.reader is None else f"; {READ_BY[result.reader]}"
         self.console.print(
             f"{verdict}: {_count(len(result.steps), 'step')}, {_count(result.replans, 'replan')}, "
-            f"{result.sim_seconds:.1f} s simulated in {result.wall_seconds:.1f} s"
+            f"{result.sim_seconds:.1f} s simulated in {result.wall_seconds:.1f} s{read}"
         )
         if not result.success and result.reason:
             self.console.print(f"  why: {markup(result.reason)}")
@@ -141,7 +160,7 @@ def run(
     temperature: Temperature = 0.0,
     max_tokens: MaxTokens = None,
     structured: Structured = StructuredMode.auto,
-    llm_mode: LlmModeOption = LlmMode.steps,
+    llm_mode: LlmModeOption = None,
     max_replans: Annotated[int, typer.Option(min=0, help="Replans allowed after failures.")] = 3,
     max_steps: MaxSteps = None,
     video: Annotated[

@@ -19,6 +19,7 @@ from claw.eval.suite import Case
 from claw.library.composite import CompositeBody, compress
 from claw.planner.llm import LLMPlanner
 from claw.planner.offline import OfflinePlanner
+from claw.planner.ordering import TOWERS, stand_in
 from claw.skills.executor import SkillCall
 
 MOCK_MODEL = "gpt-4o-mini"  # priced by litellm's local cost map, so cost is counted too
@@ -26,7 +27,7 @@ MOCK_MODEL = "gpt-4o-mini"  # priced by litellm's local cost map, so cost is cou
 
 def error_answer(case: Case) -> str:
     """The answer to an error case: the expected error, as a model that declines would give."""
-    error = {"kind": case.expect_error, "message": "the mock knows this case is an error"}
+    error = {"kind": case.expected_errors[0], "message": "the mock knows this case is an error"}
     return json.dumps({"goal": [], "steps": [], "error": error})
 
 
@@ -63,12 +64,15 @@ def literal_answer(case: Case) -> str:
     if case.expect_error is not None:
         return error_answer(case)
     steps: list[dict[str, Any]] = []
-    for predicate in case.goal or []:
+    for asked in case.goal or []:
+        predicate = asked if asked.inner is None else stand_in(asked)  # not(in(a, b)): a beside b
+        if predicate is None:  # any other not(P): no step
+            continue
         args = list(predicate.args)
         if predicate.name == "holding":
             steps.append({"skill": "pick", "args": {"object": args[0]}})
             continue
-        if predicate.name == "stacked":
+        if predicate.name in TOWERS:
             pairs = list(zip(args[1:], args[:-1], strict=True))  # each on the one before it
             moves = [(above, "on", below) for above, below in pairs]
         else:
@@ -109,9 +113,9 @@ CORRUPTIONS = (
 
 
 def swap_relations() -> tuple[str, ...]:
-    """The relations a ``wrong_relation`` corruption swaps a place's for: those of an object
-    (not a region's, whose target would not read), in declaration order."""
-    return tuple(r.name for r in relations() if r.target == "object")
+    """The relations a ``wrong_relation`` corruption swaps a place's for: those of one object
+    (not a region's, whose target would not read, nor two objects'), in declaration order."""
+    return tuple(r.name for r in relations() if r.target == "object" and r.targets == 1)
 
 
 def _rng(case: Case, salt: str) -> np.random.Generator:

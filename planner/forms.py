@@ -33,6 +33,7 @@ class Filter(BaseModel):
         "except",
         "matching",
         "same_color",
+        "same_size",
         "parity",
         "color",
     ]
@@ -121,6 +122,7 @@ class Request(BaseModel):
     objects: list[Reference] = Field(default_factory=list)
     relation: str | None = None  # on | in | next_to | left_of | ... | at (a region) | to | together
     target: Reference | None = None
+    target2: Reference | None = None  # between: the second object, when named apart
     region: str | None = None  # relation at: a table region named outright
     region_ref: RegionReference | None = None  # "the corner farthest from the purple bowl"
     levels: list[str | None] | None = None  # stack: each object's "bottom" / "top", if said
@@ -128,6 +130,9 @@ class Request(BaseModel):
     direction: str | None = None  # push: left | right | far | near
     distance: float | None = None  # push: metres
     text: str = ""
+    turn: int = 0
+    """The part of the instruction the clause is in (parts are split by full stops, "then",
+    "after that"): a later turn's place of an object supersedes an earlier turn's."""
 
 
 @dataclass(frozen=True)
@@ -136,6 +141,11 @@ class Segment:
 
     goals: list[Predicate]
     pushes: list[SkillCall] = field(default_factory=list)
+    reached: list[Predicate] = field(default_factory=list)
+    """Goals its pushes reach ("push the red block to the left of the blue one")."""
+    waypoints: list[Predicate] = field(default_factory=list)
+    """Goals of this segment that a later turn supersedes: they must hold once its steps ran
+    (before its pushes), and not at the end."""
 
 
 @dataclass(frozen=True)

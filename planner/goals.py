@@ -12,8 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from claw.common.exceptions import ClawError
+from claw.envs.exceptions import PredicateError
 from claw.envs.predicates import Predicate, evaluate
 from claw.envs.state import WorldState
+from claw.planner import pushing
 from claw.planner.exceptions import AmbiguousError, UnparseableError, UnsupportedError
 from claw.planner.forms import Grounding, Reference, Request, Segment
 from claw.planner.grounding import color_of, ground, ground_region, type_of
@@ -80,12 +82,16 @@ def ground_requests(
     segments: list[Segment] = []
     assigned: list[Predicate] = []
     count = 0
+    waypoints = [w for w in grounder.waypoints if w not in goal]
+    pool = goal + waypoints
     for before, total in grounder.at_pushes:
         if isinstance(before, ClawError):  # the requests before the push cannot be reached
             raise before
-        part = [g for g in goal if g in before and g not in assigned]
+        part = [g for g in pool if g in before and g not in assigned]
         check_pushes(assigned + part, pushes[count:total])
-        segments.append(Segment(part, pushes[count:total]))
+        checks = [g for g in part if g in waypoints]
+        reached = [g for i, g in grounder.push_goals if count <= i < total]
+        segments.append(Segment(part, pushes[count:total], reached, checks))
         assigned.extend(part)
         count = total
     segments.append(Segment([g for g in goal if g not in assigned], []))
@@ -122,8 +128,13 @@ class _Grounder:
         self.goal: list[Predicate] = []
         self.aside: list[Predicate] = []  # unstacked: next to their base unless asked elsewhere
         self.pushes: list[SkillCall] = []
-        # at each push: the goal of the requests before it (or why it fails), the pushes so far
+        # at each push or waypoint: the goal of the requests before it (or why it fails), the
+        # pushes so far
         self.at_pushes: list[tuple[list[Predicate] | ClawError, int]] = []
+        self.turn = 0
+        self.turn_of: dict[str, int] = {}  # each goal's turn (a part of the instruction)
+        self.waypoints: list[Predicate] = []  # goals a later turn superseded
+        self.push_goals: list[tuple[int, Predicate]] = []  # (a push's index, the goal it reaches)
 
     def ground(self, requests: list[Request]) -> tuple[list[Predicate], list[SkillCall]]:
         """Every request's goals and pushes, then the goal checked whole."""
@@ -150,7 +161,32 @@ class _Grounder:
         handler = _HANDLERS.get(request.action)
         if handler is None:
             handler = _Grounder._together if request.relation == "together" else _Grounder._carry
+        self.turn = request.turn
         handler(self, request)
+        for goal in self.goal:
+            self.turn_of.setdefault(str(goal), request.turn)
+
+    def _supersede(self, movers: list[str]) -> None:
+        """Goals of earlier turns about what this request moves become waypoints: reached in
+        their turn, not checked at the end ("move it to the left side, then onto the red
+        block")."""
+        stale = [
+            g
+            for g in self.goal
+            if self.turn_of.get(str(g), self.turn) < self.turn
+            and g.name != "holding"
+            and g not in self.aside
+            and set(g.args[1:] if g.name == "stacked" else g.args[:1]) & set(movers)
+        ]
+        if not stale:
+            return
+        try:
+            before: list[Predicate] | ClawError = self.result()
+        except ClawError as exc:
+            before = exc
+        self.at_pushes.append((before, len(self.pushes)))
+        self.goal = [g for g in self.goal if g not in stale]
+        self.waypoints.extend(stale)
 
     def _extend(self, goals: list[Predicate]) -> None:
         """Add the goals not asked for yet (nor earlier in ``goals``)."""
@@ -161,12 +197,62 @@ class _Grounder:
             before: list[Predicate] | ClawError = self.result()
         except ClawError as exc:
             before = exc
+        previous = list(self.resolve.last)
         pushed = [o for noun in request.objects for o in self.resolve.objects(noun, "block")]
+        if request.relation not in (None, "towards", "away"):  # pushed until it holds
+            self.resolve.last = previous
+            if not self._push_until(request, pushed):
+                self.resolve.last = previous
+                self._carry(request.model_copy(update={"action": "place"}))
+                return
+        elif request.target is not None:  # towards / away from an object: the scene's way
+            self.resolve.last = previous
+            self.pushes.extend(self._pushes_about(request, pushed))
+        else:
+            for obj in pushed:
+                args = {"object": obj, "direction": request.direction, "distance": request.distance}
+                self.pushes.append(SkillCall(skill="push", args=args))
         self.resolve.last = pushed
-        for obj in pushed:
-            args = {"object": obj, "direction": request.direction, "distance": request.distance}
-            self.pushes.append(SkillCall(skill="push", args=args))
         self.at_pushes.append((before, len(self.pushes)))
+
+    def _push_until(self, request: Request, pushed: list[str]) -> bool:
+        """Pushes after which the request's relation holds, and its goals; False (nothing
+        added) when some push cannot reach it, to be placed instead."""
+        assert request.relation is not None and request.target is not None
+        if self.world is None:
+            return False
+        refs = self.resolve.objects(request.target)
+        if request.target2 is not None:
+            refs = [*refs, self.resolve.one(request.target2)]
+        refs = refs if request.relation == "between" else [self.resolve.one(request.target)]
+        try:
+            moves = [pushing.push_until(self.world, o, request.relation, refs) for o in pushed]
+        except (UnsupportedError, PredicateError):
+            return False
+        for obj, move in zip(pushed, moves, strict=True):
+            goal = Predicate.of(request.relation, obj, *refs)
+            if move.needed:
+                self.pushes.append(move.call())
+                self.push_goals.append((len(self.pushes) - 1, goal))
+            self.goal.append(goal)
+        return True
+
+    def _pushes_about(self, request: Request, pushed: list[str]) -> list[SkillCall]:
+        """The pushes that bring each object towards, or away from, the target object."""
+        assert request.target is not None
+        if self.world is None:
+            raise UnsupportedError(f"a push towards an object needs the scene: {request.text!r}")
+        ref = self.resolve.one(request.target)
+        calls: list[SkillCall] = []
+        for obj in pushed:
+            if request.relation == "away":
+                away = request.distance or pushing.AWAY_DISTANCE
+                move = pushing.push_away(self.world, obj, ref, away)
+            else:
+                move = pushing.push_towards(self.world, obj, ref)
+            if move.needed:
+                calls.append(move.call())
+        return calls
 
     def _note(self, request: Request) -> None:
         for noun in request.objects:  # what the instruction says is there: "it" next
@@ -188,6 +274,7 @@ class _Grounder:
         previous = list(self.resolve.last)
         verb = {"pick": "pick up", "stack": "stack"}.get(request.action, "carry")
         movers = _movers(self.resolve, request.objects, verb)
+        self._supersede(movers)
         # a later request about an object replaces holding it or setting it aside
         self.goal = [
             g
@@ -198,6 +285,8 @@ class _Grounder:
             self.goal.extend(Predicate.of("holding", o) for o in movers)
         elif request.relation == "at":
             self._at_region(request, movers)
+        elif request.relation == "between":
+            self._between(request, movers, previous)
         elif request.action == "stack" and request.target is None:
             self._free_tower(request, movers)
         elif request.target is not None and (request.target.matching or request.target.mismatched):
@@ -207,6 +296,21 @@ class _Grounder:
             self.goal.extend(_goal(request.relation, o, box, self.world) for o, box in pairs)
         else:
             self._relative(request, movers, previous)
+
+    def _between(self, request: Request, movers: list[str], previous: list[str]) -> None:
+        """Movers between two objects: named one by one, or by one phrase of two."""
+        assert request.target is not None
+        self.resolve.last = previous or movers
+        if request.target2 is not None:
+            pair = [self.resolve.one(request.target), self.resolve.one(request.target2)]
+        else:
+            pair = self.resolve.objects(request.target)
+        self.resolve.last = movers
+        if len(pair) != 2 or pair[0] == pair[1] or set(pair) & set(movers):
+            raise UnparseableError(
+                f"between needs two other objects, not {', '.join(pair)}: {request.text!r}"
+            )
+        self.goal.extend(Predicate.of("between", o, *pair) for o in movers)
 
     def _at_region(self, request: Request, movers: list[str]) -> None:
         """Movers at a table region (a tower there, for a stack of several)."""
@@ -242,7 +346,7 @@ class _Grounder:
                 Predicate.of("in", o, boxes[i % len(boxes)]) for i, o in enumerate(movers)
             )
             return
-        target = resolve.one(request.target, "block" if request.relation == "on" else None)
+        target = resolve.one(request.target, _TARGET_TYPES.get(request.relation))
         resolve.last = movers
         if target in movers:
             if not any(n.every for n in request.objects) or len(movers) == 1:
@@ -290,6 +394,10 @@ class _Tower:
         if len(order) < 2:
             raise UnparseableError(f"stacking needs two objects or more: {self.text!r}")
         return [Predicate.of("stacked", *order)]
+
+
+_TARGET_TYPES = {"on": "block", "in": "box"}
+"""The type a target of a relation is where its words do not say ("put red in blue")."""
 
 
 def _goal(relation: str, obj: str, target: str, world: WorldState | None) -> Predicate:

@@ -49,7 +49,8 @@ from claw.planner.places import (
 from claw.planner.reference import parse_reference, parse_references
 
 __all__ = ["DEFAULT_PUSH", "MAX_INSTRUCTION_CHARS", "MAX_SENTENCE_TOKENS", "SMALL_PUSH",
-           "normalise", "parse_clause", "parse_instruction", "split_clauses"]  # fmt: skip
+           "normalise", "parse_clause", "parse_instruction", "split_clauses",
+           "split_turns"]  # fmt: skip
 
 MAX_INSTRUCTION_CHARS = 1000
 """The longest instruction the reader takes, in characters; checked before it is read.
@@ -99,14 +100,21 @@ def _says_where(clause: str) -> bool:
 def split_clauses(text: str) -> list[str]:
     """Clauses between strong separators, and at a comma or "and" that starts a new request:
     where a verb follows or both sides say where. A clause without a verb takes the last one's."""
-    clauses: list[str] = []
+    return [clause for _, clause in split_turns(text)]
+
+
+def split_turns(text: str) -> list[tuple[int, str]]:
+    """:func:`split_clauses`, each clause with its turn: the number of the part (between strong
+    separators: full stops, "then", "after that") it is in, from 0."""
+    clauses: list[tuple[int, str]] = []
     verb: str | None = None
 
     def with_verb(piece: str) -> str:
         return piece if verb_at(piece) or verb is None else f"{verb} {piece}"
 
     tree, words = parse_first("instruction", text)  # type: ignore[misc]
-    for part in (c for c in tree.children if isinstance(c, Tree) and c.data == "part"):
+    parts = (c for c in tree.children if isinstance(c, Tree) and c.data == "part")
+    for turn, part in enumerate(parts):
         _check_sentence(words, *span(part))
         parse = parse_first("pieces", words.slice(*span(part)).strip(" ,"))
         if parse is None:
@@ -119,12 +127,12 @@ def split_clauses(text: str) -> list[str]:
             piece = parse[1].slice(*span(node))
             if verb_at(piece) or (_says_where(with_verb(piece)) and _says_where(current)):
                 if strip_filler(current) != verb_at(current):  # "grasp and lift X": one clause
-                    clauses.append(current)
+                    clauses.append((turn, current))
                 current = with_verb(piece)
                 verb = verb_at(current) or verb
             else:
                 current = f"{current}{sep}{piece}"
-        clauses.append(current)
+        clauses.append((turn, current))
     return clauses
 
 
@@ -240,9 +248,9 @@ def parse_instruction(instruction: str) -> list[Request]:
         )
     requests: list[Request] = []
     names: dict[str, str] = {}  # new words the instruction defines ("this is a dax red block")
-    clauses = split_clauses(_distribute(text))
+    clauses = split_turns(_distribute(text))
     STATS.clauses += len(clauses)
-    for clause in clauses:
+    for turn, clause in clauses:
         defined = _definitions(clause)
         if defined:
             names.update(defined)
@@ -259,7 +267,7 @@ def parse_instruction(instruction: str) -> list[Request]:
                     and words.words[i + 1] == word
                 ):
                     clause = clause[: words.starts[i]] + meaning + clause[words.ends[i + 1] :]
-        requests.append(parse_clause(clause))
+        requests.append(parse_clause(clause).model_copy(update={"turn": turn}))
     if all(r.action == "note" for r in requests):
         what = "defines words" if not requests else "says where things are"
         raise UnparseableError(f"{instruction.strip()!r} {what} but asks for nothing")

@@ -19,7 +19,7 @@ from claw.envs.regions import REGIONS, region_anchor
 from claw.envs.state import WorldState
 from claw.planner.exceptions import AmbiguousError, UnparseableError, UnsupportedError
 from claw.planner.forms import Filter, Reference, RegionReference
-from claw.planner.lexicon import COLOR_FAMILIES
+from claw.planner.lexicon import COLOR_FAMILIES, SAME_SIZE
 
 TIE = 0.01  # m: two objects closer than this along a measure are not told apart by it
 TABLE_GAP = 0.005  # m: an object whose bottom is this near the table stands on it
@@ -182,6 +182,18 @@ def _spatial(
         _note(mentioned, landmarks)
         colors = {color_of(m, world) for m in landmarks}
         return [n for n in found if color_of(n, world) in colors and n not in landmarks]
+    if f.kind == "same_size":
+        assert f.target is not None
+        if world is None:
+            raise UnsupportedError(f"{ref.text!r}: comparing sizes needs the scene as it is")
+        landmarks = ground(f.target, names, world, last=last, mentioned=mentioned)
+        _note(mentioned, landmarks)
+        sizes = [world.get(m).size for m in landmarks]
+        return [
+            n
+            for n in found
+            if n not in landmarks and any(abs(world.get(n).size - z) <= SAME_SIZE for z in sizes)
+        ]
     # ordinal: rank along the side it is counted from (the near side when none is said)
     side = f.side or "left"
     axis, sign = _SIDE_AXES[side]

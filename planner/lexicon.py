@@ -25,8 +25,8 @@ TYPE_WORDS = {
     # still names a table region.
     "zone": "box", "zones": "box",
 }  # fmt: skip
-# Shades name the palette colour they are a shade of. (The MiniLM embedder cannot do this:
-# scripts/lexicon_embedding.py measures it, e.g. "crimson" nearest "purple".)
+# Shades name the palette colour they are a shade of. (The MiniLM embedder mostly cannot tell
+# what colour a named shade is: `claw bench words` measures it, e.g. "carmine" nearest purple.)
 SHADES = {
     "red": ("crimson", "scarlet", "ruby", "maroon", "burgundy", "cherry", "vermilion"),
     "blue": ("azure", "sapphire", "cobalt", "navy", "cerulean", "ultramarine"),
@@ -81,6 +81,14 @@ UNITS = {"cm": 0.01, "centimeters": 0.01, "centimetres": 0.01, "centimeter": 0.0
          "inches": 0.0254}  # fmt: skip
 NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
                 "eight": 8, "nine": 9, "ten": 10, "fifteen": 15, "twenty": 20, "a": 1}  # fmt: skip
+# Pushes whose way the scene gives: the word that starts it, the relation, the words it takes.
+PUSH_ABOUT: dict[str, tuple[str, tuple[str, ...]]] = {
+    "towards": ("towards", ("towards",)), "toward": ("towards", ("toward",)),
+    "closer": ("towards", ("closer", "to")), "away": ("away", ("away", "from")),
+}  # fmt: skip
+# Relations a push verb slides an object into ("push the red block to the left of the blue
+# one"): those of another object that hold on the table.
+PUSHED_RELATIONS = ("next_to", "left_of", "right_of", "behind", "in_front_of", "between")
 DEFAULT_PUSH = 0.10  # m, "push it left" without a distance
 SMALL_PUSH = 0.05  # m, "a bit", "slightly", "a little"
 
@@ -144,6 +152,31 @@ EXPANSIONS = {"isn't": "is not", "aren't": "are not", "don't": "do not", "doesn'
               "to their right": "to the right of them"}  # fmt: skip
 
 
+# ---- Casual typing (claw.planner.robust) -------------------------------------------------
+# Chat forms written out before reading ("can u put it in the box pls").
+ABBREVIATIONS = {"u": "you", "ya": "you", "ur": "your", "pls": "please", "plz": "please",
+                 "plse": "please", "thx": "thanks", "thnx": "thanks", "ty": "thanks",
+                 "r": "are", "n": "and", "&": "and", "w/": "with", "nxt": "next",
+                 "abt": "about", "b4": "before", "2nd": "second", "frst": "first",
+                 "cuz": "because", "bc": "because", "wanna": "want to", "gonna": "going to",
+                 "gotta": "have to", "gimme": "give me", "lemme": "let me"}  # fmt: skip
+# Contractions typed without their apostrophe ("dont", "id like").
+CONTRACTIONS = {"dont": "do not", "doesnt": "does not", "isnt": "is not", "arent": "are not",
+                "wasnt": "was not", "werent": "were not", "cant": "cannot", "wont": "will not",
+                "im": "i am", "id": "i'd", "ive": "i have", "youre": "you are",
+                "thats": "that is", "whats": "what is", "theyre": "they are",
+                "shouldnt": "should not", "couldnt": "could not", "wouldnt": "would not",
+                "didnt": "did not"}  # fmt: skip
+# Words that only hedge or soften: a reading may leave them out ("um so basically i want the
+# red block in the box ok"), as it leaves out words it does not know.
+HEDGES = ("like", "just", "so", "really", "actually", "maybe", "perhaps", "basically", "simply",
+          "ok", "okay", "well", "kindly", "please", "literally", "quickly")  # fmt: skip
+# Small words a casual sentence has one too many of ("for me", "if possible"): a reading may
+# leave out one, or two side by side, when every such reading means the same.
+SOFT_WORDS = ("for", "me", "you", "if", "possible", "can", "could", "would", "will", "to", "be",
+              "there", "here", "go", "ahead", "now", "also", "some", "sort", "kind", "of",
+              "bit", "a", "over", "up", "the", "and", "have")  # fmt: skip
+
 # ---- Noun phrases (claw.planner.reference) -----------------------------------------------
 PRONOUNS = {"it", "them", "that", "this", "they", "those", "these"}
 DEFINITE = {"the", "this", "that", "these", "those", "its", "their"}
@@ -188,6 +221,13 @@ PARITY = tuple(
         (("whose", "colour", "appears", "an"), ("number", "of", "times")),
     )
 )
+# Sizes compared ("the block of the same size as the red one"); blocks of one size are within
+# SAME_SIZE of each other.
+SIZE_NOUNS = {"size", "sizes", "dimensions", "dimension"}
+SAME_SIZE = 0.005  # m
+# Nouns for several objects at once: "the pile of blue blocks" is the blue blocks.
+COLLECTIVE_NOUNS = {"pile", "group", "set", "bunch", "collection", "heap", "cluster", "row",
+                    "line", "lot", "handful", "bundle", "batch", "pair"}  # fmt: skip
 # The objects' only surface property is their colour: a texture is read as one.
 COLOR_NOUNS = {"color", "colors", "colour", "colours", "colored", "coloured", "texture",
                "textures"}  # fmt: skip

@@ -8,6 +8,7 @@ meets a nested phrase ("left of *the blue box*") has the cursor read it (:meth:`
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Literal
 
 from claw.envs.exceptions import PredicateError
 from claw.envs.regions import resolve_region
@@ -32,6 +33,7 @@ from claw.planner.lexicon import (
     ROBOT,
     SAME,
     SIDE_WORDS,
+    SIZE_NOUNS,
     TEMPORAL,
     TYPE_WORDS,
     UNDER_WORDS,
@@ -335,15 +337,20 @@ def _colour_match(words: Cursor, ref: Reference) -> bool:
     """ "the same colour (as X)", "a different colour", "matching colours" from the cursor."""
     negated = bool(words.take_any(DIFFERENT))
     same = negated or words.take_any(SAME)
-    if not same or words.peek() not in COLOR_NOUNS:
+    if not same or words.peek() not in (*COLOR_NOUNS, *SIZE_NOUNS):
         return False
+    kind: Literal["same_color", "same_size"] = (
+        "same_size" if words.peek() in SIZE_NOUNS else "same_color"
+    )
     words.i += 1
     if words.take("as"):  # "with the same colour as the red box"
         target = words.phrase()
         if target is None or negated:
             return False
-        ref.filters.append(Filter(kind="same_color", target=target))
+        ref.filters.append(Filter(kind=kind, target=target))
         return True
+    if kind == "same_size":
+        return False
     ref.filters.append(Filter(kind="matching", same=not negated))
     return True
 

@@ -27,9 +27,10 @@ from claw.envs.tabletop import TabletopEnv
 from claw.planner.base import BasePlanner
 from claw.planner.forms import Segment
 from claw.planner.goals import ground_requests
-from claw.planner.grammar import parse_instruction
-from claw.planner.plan import Failure, Plan
-from claw.planner.steps import write_steps
+from claw.planner.grounding import color_of, type_of
+from claw.planner.plan import Failure, Plan, ReadingNotes
+from claw.planner.robust import read_instruction
+from claw.planner.steps import write_plan, write_steps
 from claw.skills.executor import SkillCall
 
 
@@ -47,24 +48,33 @@ class OfflinePlanner(BasePlanner):
         Raises:
             UnparseableError, UnsupportedError, UnknownObjectError: before anything moves.
         """
-        requests = parse_instruction(instruction)
         world = env.world_state()
-        grounding = ground_requests(requests, env.object_names, world)
-        steps = write_steps(grounding.segments, world, grounding.goal)
-        return Plan(goal=grounding.goal, steps=steps)
+        seen = {f(n, world) for n in env.object_names for f in (color_of, type_of)}
+        reading = read_instruction(
+            instruction, seen, lambda requests: ground_requests(requests, env.object_names, world)
+        )
+        grounding = ground_requests(reading.requests, env.object_names, world)
+        plan = write_plan(grounding.segments, world, grounding.goal)
+        if reading.ignored or reading.corrected:
+            notes = ReadingNotes(ignored=list(reading.ignored), corrected=dict(reading.corrected))
+            plan.reading = notes
+        return plan
 
     def replan(
         self, instruction: str, plan: Plan, env: TabletopEnv, failure: Failure | None = None
     ) -> Plan:
         """Plan again from the state as it is now, for what remains of the goal.
 
-        Pushes of the old plan that had not run yet (after the failed step) are kept; a failed
-        push is not repeated (how far it moved the object is not a goal the planner can check).
+        The waypoints not reached yet (``plan.waypoints``: the run leaves out those reached)
+        are reached again in turn, then the goal. Pushes of the old plan that had not run yet
+        (after the failed step) are kept; a failed push is not repeated (how far it moved the
+        object is not a goal the planner can check).
         """
-        steps = self.steps(plan.goal, env.world_state())
+        segments = [Segment(w.goal, waypoints=w.goal) for w in plan.waypoints]
+        replanned = write_plan([*segments, Segment(plan.goal)], env.world_state(), plan.goal)
         if failure is not None:
-            steps.extend(call for call in plan.steps[failure.step :] if call.skill == "push")
-        return Plan(goal=plan.goal, steps=steps)
+            replanned.steps.extend(c for c in plan.steps[failure.step :] if c.skill == "push")
+        return replanned
 
     def steps(self, goal: list[Predicate], world: WorldState) -> list[SkillCall]:
         """Skill calls that reach ``goal`` from ``world``, skipping what already holds."""

@@ -21,11 +21,16 @@ from claw.planner.exceptions import UnsupportedError
 from claw.skills.executor import SkillCall
 
 REGION_CLEARING = 0.15  # m from a region's anchor: blocks this near may be moved to make room
-CLEAR_TOP = ("on", "in", "stacked")  # relations whose target's top must be free of other goals
+TOWERS = ("stacked", "tower")  # goals that stack their arguments (``tower``: in order, as given)
+CLEAR_TOP = ("on", "in", *TOWERS)  # relations whose target's top must be free of other goals
+TABLE = "the table"  # what a tower's base rests on, in the conflicts (no object is named so)
 
 
-def tower_order(names: list[str], world: WorldState) -> list[str]:
-    """Bottom-up order for ``stacked(names)``: keep a tower that is already there."""
+def tower_order(names: list[str], world: WorldState, *, fixed: bool = False) -> list[str]:
+    """Bottom-up order for ``stacked(names)``: keep a tower that is already there; ``fixed``
+    (``tower(names)``): the order given."""
+    if fixed:
+        return list(names)
     base = names[0]
     for name in names:  # the lowest object of the group that others already rest on
         obj = world.get(name)
@@ -48,19 +53,71 @@ def tower_order(names: list[str], world: WorldState) -> list[str]:
 
 
 def moves(predicate: Predicate) -> set[str]:
-    """The objects a goal predicate has the claw carry."""
-    if predicate.name == "stacked":
+    """The objects a goal predicate has the claw carry (for ``not(P)``, P's)."""
+    if predicate.inner is not None:
+        return moves(predicate.inner)
+    if predicate.name in TOWERS:
         return set(predicate.args)
     return {predicate.args[0]}
 
 
 def targets(predicate: Predicate) -> set[str]:
-    """The objects a goal predicate places things relative to."""
-    if predicate.name == "stacked":
+    """The objects a goal predicate places things relative to (for ``not(P)``, P's)."""
+    if predicate.inner is not None:
+        return targets(predicate.inner)
+    if predicate.name in TOWERS:
         return set(predicate.args)
     if predicate.name in ("at", "holding"):
         return set()
-    return {predicate.args[1]}
+    return set(predicate.args[1:])  # between's two
+
+
+def stand_in(predicate: Predicate) -> Predicate | None:
+    """The goal whose steps reach ``predicate``, a ``not(P)``, by moving P's object:
+    ``next_to(a, b)`` for ``not(in(a, b))`` and ``not(on(a, b))`` (out of the box, or off b onto
+    the table beside it); None for any other."""
+    inner = predicate.inner
+    if inner is not None and inner.name in ("on", "in"):
+        return Predicate.of("next_to", *inner.args)
+    return None
+
+
+def _supports_alike(a: Predicate, b: Predicate) -> bool:
+    """Whether ``a`` and ``b`` say the same thing: equal, or ``on`` and ``in`` of the same pair
+    (a block on a box is in it)."""
+    return a == b or ({a.name, b.name} == {"on", "in"} and a.args == b.args)
+
+
+def resolve_negations(goal: list[Predicate], world: WorldState) -> list[Predicate]:
+    """The goals to plan for ``goal``'s negations: a ``not(P)`` that holds now, that another goal
+    moves P's object for, or ``not(holding(a))`` (the claw puts down what no goal holds) needs no
+    step of its own; ``not(in(a, b))`` and ``not(on(a, b))`` move a beside b (:func:`stand_in`).
+    The goal checked at the end is still the whole one.
+
+    Raises:
+        UnsupportedError: a goal and its negation both asked, or a negation no step reaches.
+    """
+    positive = [p for p in goal if p.inner is None]
+    planned: list[Predicate] = []
+    for predicate in goal:
+        inner = predicate.inner
+        if inner is None:
+            planned.append(predicate)
+            continue
+        clash = next((p for p in positive if _supports_alike(p, inner)), None)
+        if clash is not None:
+            raise UnsupportedError(f"{predicate} and {clash} cannot both hold")
+        moved = any(moves(inner) & moves(p) for p in positive)
+        if inner.name == "holding" or moved or evaluate(predicate, world).holds:
+            continue
+        reaching = stand_in(predicate)
+        if reaching is None:
+            raise UnsupportedError(
+                f"no step reaches {predicate}: only not(in(a, b)), not(on(a, b)) and "
+                "not(holding(a)) are planned for, or a negation that already holds"
+            )
+        planned.append(reaching)
+    return planned
 
 
 def supports(world: WorldState) -> dict[str, str]:
@@ -94,9 +151,11 @@ def check_conflicts(goal: list[Predicate]) -> None:
         pairs: list[tuple[str, str]] = []
         if predicate.name in ("on", "in"):
             pairs = [(predicate.args[0], predicate.args[1])]
-        elif predicate.name == "stacked":
+        elif predicate.name in TOWERS:
             args = list(predicate.args)
             pairs = list(zip(args[1:], args[:-1], strict=True))
+            if predicate.name == "tower":
+                pairs.insert(0, (args[0], TABLE))
         for obj, base in pairs:
             if obj in rests and rests[obj][0] != base:
                 raise UnsupportedError(
@@ -148,7 +207,7 @@ def fold_towers_at_regions(goal: list[Predicate], world: WorldState) -> list[Pre
     left_out: set[Predicate] = set()  # at goals of the tower's blocks
     bases: dict[Predicate, Predicate] = {}  # a stacked goal -> the at goal of its base, before it
     for predicate in goal:
-        if predicate.name != "stacked":
+        if predicate.name not in TOWERS:
             continue
         members = list(predicate.args)
         shared = set.intersection(*(regions.get(m, set()) for m in members))
@@ -156,7 +215,8 @@ def fold_towers_at_regions(goal: list[Predicate], world: WorldState) -> list[Pre
             continue
         region = next(iter(shared))
         left_out |= {_at(m, region) for m in members}
-        bases[predicate] = _at(tower_order(members, world)[0], region)
+        base = tower_order(members, world, fixed=predicate.name == "tower")[0]
+        bases[predicate] = _at(base, region)
     folded: list[Predicate] = []
     for predicate in goal:
         if predicate.name == "at" and predicate in left_out:
@@ -177,9 +237,13 @@ def order_goals(goal: list[Predicate], world: WorldState) -> list[Predicate]:
     used; a block with others on it is moved after their goals (top-down); a goal for the held
     object comes first, and holding an object comes last. Otherwise the order is the
     instruction's. A tower asked for at a region is built on a base placed there
-    (:func:`fold_towers_at_regions`).
+    (:func:`fold_towers_at_regions`); negations are planned for as :func:`resolve_negations`
+    says.
+
+    Raises:
+        UnsupportedError: a negation no step reaches, or one asked with what it denies.
     """
-    goal = fold_towers_at_regions(goal, world)
+    goal = fold_towers_at_regions(resolve_negations(goal, world), world)
     held = held_object(world)
     below = supports(world)
     resting = {name: set(supported_by(world, name)) for name in world.objects}

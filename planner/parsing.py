@@ -85,6 +85,11 @@ def _keywords() -> dict[str, str]:
     return {t.pattern.value: t.name for t in terminals if isinstance(t.pattern, PatternStr)}
 
 
+def keywords() -> frozenset[str]:
+    """Every word or phrase the grammar spells out (its keywords)."""
+    return frozenset(_keywords())
+
+
 @dataclass(frozen=True)
 class Words:
     """A text's tokens, their character offsets, and whether whitespace surrounds each."""

@@ -142,11 +142,9 @@ def parse_place(rest: str, clause: str, action: str, elide: bool = False) -> Req
     each_other = _placements(rest)[1]
     if each_other is not None:  # "put the blocks on top of each other": a stack
         action, rest = "stack", each_other
-    if "between" in tokens(rest).words:
-        raise UnsupportedError(
-            f"no skill places an object between two others ({clause!r}); "
-            "say next to, left of, right of, behind or in front of one of them"
-        )
+    between = _between(rest, clause, action)
+    if between is not None:
+        return between
     on_table = parse_first("on_table", rest)
     if on_table and action == "place":  # "put every block on the table": unstack them
         return parse_unstack(text_of(on_table, "span"), clause)
@@ -165,6 +163,22 @@ def parse_place(rest: str, clause: str, action: str, elide: bool = False) -> Req
             return Request(action="stack", objects=parse_references(rest), text=clause)
         raise UnparseableError(f"cannot read where to put things in {clause!r}")
     return _placed(found, clause, action)
+
+
+def _between(rest: str, clause: str, action: str) -> Request | None:
+    """ "put the red block (in) between the blue box and the green block", "between the two
+    boxes": a place between two objects (``target`` and ``target2``, or one phrase of two)."""
+    words = tokens(rest)
+    if "between" not in words.words:
+        return None
+    at = words.words.index("between")
+    objects = words.slice(0, at - (at > 0 and words.words[at - 1] == "in"))
+    targets = parse_references(words.slice(at + 1, len(words.words)))
+    if len(targets) > 2 or not objects:
+        raise UnparseableError(f"between what, in {clause!r}? name two objects")
+    return Request(action=action, objects=parse_references(objects), relation="between",
+                   target=targets[0], target2=targets[1] if len(targets) == 2 else None,
+                   text=clause)  # fmt: skip
 
 
 def _grouped(rest: str, clause: str, action: str) -> Request | None:
@@ -294,11 +308,43 @@ def _parse_distance(text: str) -> tuple[float | None, str]:
     return value * lexicon.UNITS[unit], remaining
 
 
+def _push_about(rest: str, clause: str) -> Request | None:
+    """ "push the red block towards the blue box", "slide it away from the bin": a push whose
+    way is found from where the objects are (``relation`` ``towards`` or ``away``)."""
+    words = tokens(rest)
+    for i, word in enumerate(words.words):
+        lead = lexicon.PUSH_ABOUT.get(word)
+        if lead is None or tuple(words.words[i : i + len(lead[1])]) != lead[1]:
+            continue
+        target_text = words.slice(i + len(lead[1]), len(words.words))
+        if target_text.split(" ")[0] in ("me", "you", "the robot", "robot") or not target_text:
+            return None  # "towards me": a direction
+        try:
+            target = parse_reference(target_text)
+        except UnparseableError:
+            return None
+        distance, before = _parse_distance(words.slice(0, i))
+        objects = parse_references(before) if before else [Reference(quantity="pronoun")]
+        return Request(action="push", objects=objects, relation=lead[0], target=target,
+                       distance=distance, text=clause)  # fmt: skip
+    return None
+
+
 def parse_push(rest: str, clause: str, allow_place: bool = True) -> Request:
-    """OBJECTS [DISTANCE] DIRECTION [DISTANCE] to a push; with a place named, a place."""
+    """OBJECTS [DISTANCE] DIRECTION [DISTANCE] to a push; with a place named, a place; towards
+    or away from an object, a push whose way the scene gives."""
+    about = _push_about(rest, clause)
+    if about is not None:
+        return about
     found = find_relation(rest) if allow_place else None
-    if found is not None and found[0] and _names_place(found[2]):
-        return parse_place(rest, clause, "place")  # "slide the red block next to the blue box"
+    words = tokens(rest)
+    if allow_place and "between" in words.words:  # "push it between the two boxes"
+        found = ("", "between", words.slice(words.words.index("between") + 1, len(words.words)))
+    if found is not None and (found[0] or found[1] == "between") and _names_place(found[2]):
+        placed = parse_place(rest, clause, "place")  # "slide the red block next to the box"
+        if placed.relation in lexicon.PUSHED_RELATIONS and placed.target is not None:
+            return placed.model_copy(update={"action": "push"})  # pushed until it holds
+        return placed
     distance, rest = _parse_distance(rest)
     ways = []  # the direction earliest in the vocabulary's order, then earliest in the clause
     for tree, words in parse_all("direction", rest):

@@ -20,15 +20,41 @@ plan (a model's 100,000 steps) before anything moves.
 """
 
 
+class ReadingNotes(BaseModel):
+    """What a reader changed to read an instruction: words left out, words read as others."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    ignored: list[str] = Field(default_factory=list)
+    corrected: dict[str, str] = Field(default_factory=dict)
+    """Each word typed, and the word it was read as (a typo, or a word matched by meaning)."""
+
+
+class Waypoint(BaseModel):
+    """A goal reached on the way: it must hold once the plan's first ``after`` steps ran (a
+    sequence's earlier turn, superseded by a later one), and need not hold at the end."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    goal: list[Predicate]
+    after: int = Field(ge=0)
+
+
 class Plan(BaseModel):
     """Goal predicates (ground truth to check at the end) and an ordered list of skill calls."""
 
     model_config = ConfigDict(extra="forbid")
 
+    reading: ReadingNotes | None = None
+    """What the reader changed to read the instruction (``None``: read as typed)."""
+
     goal: list[Predicate] = Field(default_factory=list)
     """Predicates such as ``next_to(red_block, blue_box)`` that must all hold at the end (given
     as text, they are parsed; they serialise as their canonical text)."""
     steps: list[SkillCall] = Field(default_factory=list)
+    waypoints: list[Waypoint] = Field(default_factory=list)
+    """Goals to reach on the way, in order (``after`` not decreasing); the run checks each once
+    its steps ran, and replans from the first not reached."""
 
 
 class Failure(BaseModel):

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from claw.common.exceptions import ClawError
 from claw.envs.exceptions import UnknownObjectError
+from claw.envs.objects import name_parts
 from claw.envs.predicates import Predicate, evaluate, predicate_signatures
 from claw.envs.tabletop import TabletopEnv
 from claw.envs.world import held_object
@@ -88,7 +89,9 @@ def describe_scene(env: TabletopEnv) -> str:
             None,
         )
         where = f" on/in {support}" if support else ""
-        lines.append(f"- {name} ({x}, {y}, {z}){where}")
+        named = obj.color is None or name_parts(name) == (obj.color, obj.type)
+        kind = "" if named else f", a {obj.color} {obj.type}"  # a name given in the scene spec
+        lines.append(f"- {name}{kind} ({x}, {y}, {z}){where}")
     lines.append(f"held: {held_object(world) or 'nothing'}")
     return "\n".join(lines)
 

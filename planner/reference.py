@@ -31,6 +31,7 @@ from typing import Literal
 from claw.planner.exceptions import UnparseableError
 from claw.planner.forms import Filter, Reference, RegionReference
 from claw.planner.lexicon import (
+    COLLECTIVE_NOUNS,
     COLOR_FAMILIES,
     COLOR_NOUNS,
     COLOR_WORDS,
@@ -47,6 +48,8 @@ from claw.planner.lexicon import (
     OTHER_WORDS,
     PLURAL_HEADS,
     PRONOUNS,
+    REGION_HEADS,
+    SIDE_WORDS,
     SIZE_WORDS,
     TYPE_WORDS,
     UNIVERSAL,
@@ -86,9 +89,10 @@ def parse_references(text: str) -> list[Reference]:
         if not (words.take(",", "and") or words.take(",") or words.take("and") or words.take("&")):
             raise UnparseableError(f"cannot read {text.strip()!r} as objects of the scene")
     kind = refs[-1].type  # "the red block and the blue": the type carries over
-    for ref in refs:
+    for i, ref in enumerate(refs):
+        before = next((r.type for r in refs[i - 1 :: -1] if r.type), None) if i else None
         if ref.type is None and not ref.pronoun:
-            ref.type = kind
+            ref.type = kind or before  # "the green block and the blue one"
     return refs
 
 
@@ -277,6 +281,30 @@ def _side_extreme(words: Cursor, ref: Reference) -> _Pre | None:
     return "pre"
 
 
+def _side_adjective(words: Cursor, ref: Reference) -> _Pre | None:
+    """ "the left box", "the far yellow block": the extreme that way, among those that match
+    (not "the left side", "the top left corner", "the left of")."""
+    word, after = words.peek(), words.peek(1)
+    if word not in SIDE_WORDS or after in (*REGION_HEADS, *SIDE_WORDS, "of", "to", "from", ""):
+        return None
+    if after not in (*TYPE_WORDS, *GENERIC_HEADS, *COLOR_WORDS, *SIZE_WORDS, *COLOR_FAMILIES):
+        return None
+    words.i += 1
+    ref.filters.append(Filter(kind="extreme", measure=SIDE_WORDS[word]))
+    return "pre"
+
+
+def _collective(words: Cursor, ref: Reference) -> _Pre | None:
+    """ "the pile of blue blocks", "a group of cubes": all of them."""
+    if words.peek() not in COLLECTIVE_NOUNS or words.peek(1) != "of":
+        return None
+    words.i += 2
+    words.take("the") or words.take("those") or words.take("these")
+    if ref.quantity in ("one", "any"):
+        ref.quantity = "all"
+    return "pre"
+
+
 def _other(words: Cursor, ref: Reference) -> _Pre | None:
     """ "the other blocks", "the remaining ones"; "the others", "the rest" are a head too."""
     word = words.peek()
@@ -290,7 +318,8 @@ def _other(words: Cursor, ref: Reference) -> _Pre | None:
 
 
 _PRE_MODIFIERS: tuple[Callable[[Cursor, Reference], _Pre | None], ...] = (
-    _no_op, _match_word, _colour, _family, _size, _lightness, _ordinal, _side_extreme, _other,
+    _no_op, _match_word, _colour, _family, _size, _lightness, _ordinal, _side_extreme,
+    _side_adjective, _collective, _other,
 )  # fmt: skip
 """The pre-modifiers, tried in this order at each word before the head."""
 

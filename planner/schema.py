@@ -44,7 +44,7 @@ def plan_schema(
     ``goals``, the goal's predicates are one of those (goal mode); ``composites`` (name, typed
     parameters) are offered as steps too, each parameter an object of its type or a region."""
     longest = max((len(o) for o in objects), default=0)
-    predicate = len("stacked()") + len(objects) * (longest + 2)  # the longest a predicate can be
+    predicate = len("not(stacked())") + len(objects) * (longest + 2)  # the longest a goal can be
     goal = (
         {"type": "string", "enum": list(goals)}
         if goals

@@ -19,7 +19,8 @@ from claw.envs.regions import REGIONS
 from claw.envs.state import WorldState
 from claw.envs.world import held_object
 from claw.planner.forms import Segment
-from claw.planner.ordering import above, moves, order_goals, supports, tower_order
+from claw.planner.ordering import TOWERS, above, moves, order_goals, supports, tower_order
+from claw.planner.plan import Plan, Waypoint
 from claw.planner.room import box_in_region, clear_region, fits, stack_base
 from claw.skills.executor import SkillCall
 
@@ -32,6 +33,18 @@ def write_steps(
     return _StepWriter(world, goal).write(segments)
 
 
+def write_plan(segments: list[Segment], world: WorldState, goal: list[Predicate]) -> Plan:
+    """:func:`write_steps` as a plan, each segment's waypoints checked after its goals' steps."""
+    writer = _StepWriter(world, goal)
+    steps = writer.write(segments)
+    waypoints = [
+        Waypoint(goal=segment.waypoints, after=after)
+        for segment, after in zip(segments, writer.reached, strict=True)
+        if segment.waypoints
+    ]
+    return Plan(goal=goal, steps=steps, waypoints=waypoints)
+
+
 class _StepWriter:
     """The steps written so far and the state they leave: what is held, what rests on what,
     what was moved and where it was placed."""
@@ -39,6 +52,7 @@ class _StepWriter:
     def __init__(self, world: WorldState, goal: list[Predicate]) -> None:
         self.world, self.goal = world, goal
         self.calls: list[SkillCall] = []
+        self.reached: list[int] = []  # the steps written when each segment's goals are reached
         self.held = held_object(world)
         self.below = supports(world)  # what each object rests on, as the planned steps leave it
         self.moved: set[str] = set()
@@ -52,8 +66,11 @@ class _StepWriter:
             for predicate in order_goals(segment.goals, self.world):
                 if not self.holds(predicate):
                     self._reach(predicate)
+            self.reached.append(len(self.calls))
             if segment.pushes:
                 self._push(segment.pushes)
+            for reached in segment.reached:  # a goal a push reached
+                self.placed[reached.args[0]] = (reached.name, reached.args[1])
         if self.held is not None and not any(p.name == "holding" for p in self.goal):
             self.put_down()
         return self.calls
@@ -67,8 +84,9 @@ class _StepWriter:
             return self.held == args[0]
         if predicate.name in ("on", "in"):
             return self.below.get(args[0]) == args[1]
-        if predicate.name == "stacked":
-            return all(self.below.get(u) == b for b, u in itertools.pairwise(args))
+        if predicate.name in TOWERS:
+            on_table = predicate.name == "stacked" or args[0] not in self.below
+            return on_table and all(self.below.get(u) == b for b, u in itertools.pairwise(args))
         return self.placed.get(args[0]) == (predicate.name, args[1])
 
     def _reach(self, predicate: Predicate) -> None:
@@ -76,14 +94,14 @@ class _StepWriter:
         name, args = predicate.name, list(predicate.args)
         if name == "holding":
             self._hold(args[0])
-        elif name == "stacked":
-            self._tower(args)
+        elif name in TOWERS:
+            self._tower(args, fixed=name == "tower")
         elif name == "at" and not fits(self.world, args[0], "at", args[1]):
             self._at_full_region(args[0], args[1])
         elif name == "on":
             self.stack(args[0], args[1])
-        else:
-            self.move(args[0], name, args[1])
+        else:  # a relation of two targets (between) places relative to both
+            self.move(args[0], name, args[1], target2=args[2] if len(args) > 2 else None)
 
     def _hold(self, obj: str) -> None:
         """Pick ``obj`` up and keep it (what rests on it goes aside first)."""
@@ -96,9 +114,14 @@ class _StepWriter:
         self.moved.add(obj)
         self.held = obj
 
-    def _tower(self, names: list[str]) -> None:
-        """Stack ``names`` bottom-up, keeping what of the tower is already there."""
-        for base, top in itertools.pairwise(tower_order(names, self.world)):
+    def _tower(self, names: list[str], *, fixed: bool = False) -> None:
+        """Stack ``names`` bottom-up, keeping what of the tower is already there; ``fixed``
+        (``tower``): in the order given, on a base that rests on the table (moved beside what it
+        rests on first)."""
+        support = self.below.get(names[0])
+        if fixed and support is not None:
+            self.move(names[0], "next_to", support)
+        for base, top in itertools.pairwise(tower_order(names, self.world, fixed=fixed)):
             if not self.holds(Predicate.of("on", top, base)):
                 self.stack(top, base)
 
@@ -161,7 +184,14 @@ class _StepWriter:
             self.placed[self.held] = ("at", "center")
             self.held = None
 
-    def move(self, obj: str, relation: str, target: str, near: str | None = None) -> None:
+    def move(
+        self,
+        obj: str,
+        relation: str,
+        target: str,
+        near: str | None = None,
+        target2: str | None = None,
+    ) -> None:
         """Pick ``obj`` (unless held; what rests on it first) and place it."""
         if self.held is not None and self.held != obj:
             self.put_down()
@@ -171,6 +201,8 @@ class _StepWriter:
         args = {"target": target, "relation": relation}
         if near is not None:
             args["near"] = near
+        if target2 is not None:
+            args["target2"] = target2
         self.calls.append(SkillCall(skill="place", args=args))
         self.below.pop(obj, None)
         if relation in ("on", "in"):

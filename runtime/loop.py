@@ -25,10 +25,18 @@ from claw.envs.predicates import Predicate
 from claw.envs.tabletop import TabletopEnv
 from claw.library import policy_source
 from claw.library.composites import Composites
-from claw.planner.base import Planner
+from claw.planner.base import Planner, Reader
 from claw.planner.exceptions import PlanTooLongError
-from claw.planner.plan import MAX_PLAN_STEPS, Failure, Plan, check_plan_length, too_long_message
+from claw.planner.plan import (
+    MAX_PLAN_STEPS,
+    Failure,
+    Plan,
+    ReadingNotes,
+    check_plan_length,
+    too_long_message,
+)
 from claw.runtime.exceptions import InvalidRunError
+from claw.runtime.waypoints import WaypointReport, run_pass, unreached
 from claw.skills.base import SkillResult
 from claw.skills.executor import ExecutionResult, SkillCall, execute_calls
 
@@ -76,6 +84,16 @@ class RunResult(BaseModel):
     structured: str | None = None
     """How an LLM's answer was constrained (``schema:json_schema``, ``schema:json_object``,
     ``json``, ``off``); ``None`` for planners that ask no model."""
+    reader: Reader | None = None
+    """Who read the instruction and planned it, replans included: ``offline`` or ``model``
+    (``offline+MODEL`` plans with either; a refusal says who refused); ``None`` when no planner
+    was asked."""
+    waypoints: list[WaypointReport] = Field(default_factory=list)
+    """Goals reached on the way (a sequence's earlier turns, superseded by later ones), each
+    with whether it held in its turn; the run succeeds only when every one did."""
+    reading: ReadingNotes | None = None
+    """What the reader changed to read the instruction (words ignored, words read as others);
+    ``None`` when it read it as typed."""
     reason: str = Field(default="", exclude=True)
     """Why the run failed (the failed step, the goal check, or a goal-less plan); "" on success.
     Shown by ``claw "…"``; not in ``--json``, whose keys are the documented contract (each
@@ -129,7 +147,10 @@ def run_instruction(
         raise InvalidRunError(f"max_steps must be at least 1, not {max_steps}")
     planner.max_steps = max_steps
     try:
-        plan = planner.plan(instruction, env)
+        try:
+            plan = planner.plan(instruction, env)
+        finally:  # a refusal is the reader's too
+            result.reader = planner.reader
         check_plan_length(plan, max_steps)
         library, measured = _library()  # a damaged library stops the run before anything moves
         composites = Composites(library)
@@ -138,19 +159,21 @@ def run_instruction(
         result.error = RunError.of(exc)
         return finish()
     result.goal = list(plan.goal)
+    result.reading = plan.reading
     result.structured = planner.structured_as
     result.plan = [call.model_copy(deep=True) for call in plan.steps]
     notify("plan", plan)
 
-    while True:
-        outcome = execute_calls(
-            env,
-            plan.steps,
-            prefer=prefer,
-            measured=measured,
-            policies=library,
-            composites=composites,
+    result.waypoints = [WaypointReport(goal=w.goal) for w in plan.waypoints]
+
+    def execute(calls: list[SkillCall]) -> ExecutionResult:
+        return execute_calls(
+            env, calls, prefer=prefer, measured=measured, policies=library, composites=composites
         )
+
+    while True:
+        ran = run_pass(env, plan, result.waypoints, execute)
+        outcome = ran.outcome
         for step in outcome.steps:
             result.steps.append(StepReport.of(step))
             notify("step", step)
@@ -158,14 +181,19 @@ def run_instruction(
         if failed is not None and failed.error is not None and not result.steps[:-1]:
             result.error = RunError(kind=failed.error, message=failed.reason)
             return finish()
-        failure, check = _failure_of(outcome, env, result.goal)
+        check: GoalResult | None = None
+        if ran.missed is not None:
+            failure: Failure | None = ran.missed
+        else:
+            failure, check = _failure_of(outcome, env, result.goal)
         if failure is None:
             break
         if result.replans >= max_replans:
             break
         result.replans += 1
         try:
-            plan = planner.replan(instruction, plan, env, failure)
+            left = plan.model_copy(update={"waypoints": ran.remaining})
+            plan = planner.replan(instruction, left, env, failure)
             check_plan_length(plan, max_steps)
             _check_expanded_length(plan, composites, max_steps)
         except ClawError as exc:
@@ -202,9 +230,12 @@ def _judge(result: RunResult, check: GoalResult) -> GoalResult:
     """Set the run's success and reason from the goal's ``check`` on the final state; the
     check, as reported."""
     last_failed = bool(result.steps) and not result.steps[-1].success
-    result.success = check.success and not last_failed
+    missed = unreached(result.waypoints)
+    result.success = check.success and not last_failed and not missed
     if last_failed:
         result.reason = f"step {result.steps[-1].skill} failed: {result.steps[-1].reason}"
+    elif missed:
+        result.reason = missed
     elif not check.success:
         result.reason = check.reason
     elif not result.goal:

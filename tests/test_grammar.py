@@ -142,7 +142,6 @@ CASES: list[tuple[str, str, list[tuple[object, ...]]]] = [
 
 REFUSED: list[tuple[str, type[Exception], str]] = [
     ("rotate the red block", UnsupportedError, "'rotate' is not something"),
-    ("put the red block between the green and blue blocks", UnsupportedError, "between"),
     ("put the red block under the blue block", UnsupportedError, "under another"),
     ("put the red block down", UnsupportedError, "unnamed spot"),
     ("", UnparseableError, "empty"),

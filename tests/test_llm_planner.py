@@ -623,7 +623,8 @@ def test_http_a_local_server_gets_the_scene_schema_as_json_object(
     assert sent["type"] == "json_object"
     schema = sent["schema"]
     pick_step, place_step = GOOD["steps"]
-    place_step = {**place_step, "args": {**place_step["args"], "near": None}}  # every key, strict
+    every_key = {"near": None, "target2": None}  # strict: every key, the unused ones null
+    place_step = {**place_step, "args": {**place_step["args"], **every_key}}
     jsonschema.validate({**GOOD, "steps": [pick_step, place_step]}, schema)  # the answer fits
     pick = next(
         branch for branch in schema["properties"]["steps"]["items"]["anyOf"]

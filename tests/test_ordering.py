@@ -97,7 +97,7 @@ def test_a_base_goes_to_its_place_before_its_tower(make_env: Callable[..., Table
         ),
         (
             flat("red", "green", "blue"),
-            "stack the red, green and blue blocks, then put the blue block on the red block",
+            "stack the red, green and blue blocks and put the blue block on the red block",
             "cannot rest on both",
         ),
         (

@@ -18,7 +18,8 @@ import pytest
 import yaml
 
 RESULT_KEYS = {"instruction", "success", "goal", "plan", "steps", "replans", "sim_seconds",
-               "wall_seconds", "error", "structured"}  # fmt: skip
+               "wall_seconds", "error", "structured", "reader", "waypoints",
+               "reading"}  # fmt: skip
 DEFAULT_COMMAND = "put the red block next to the blue box"
 COLD_START_LIMIT = 6.0  # CPU s, for the default command from a fresh interpreter
 HEAVY = ("litellm", "torch", "stable_baselines3")
@@ -47,6 +48,7 @@ def test_default_command_json_has_the_design_keys() -> None:
     assert all(set(step) == {"skill", "args", "success", "reason"} for step in out["steps"])
     assert [s["skill"] for s in out["steps"]] == ["pick", "place"]
     assert out["replans"] == 0 and out["sim_seconds"] > 0 and out["wall_seconds"] > 0
+    assert out["reader"] == "offline" and out["structured"] is None
 
 
 @pytest.mark.parametrize("seed", [7, 19])
