@@ -328,7 +328,7 @@ for _relation in (
         aliases=("in_front", "front_of", "before"),
         phrases=("in front of", "before", "on the bottom of", "to the bottom of"),
         referring=("in front of", "to the bottom of", "below", "south of", "to the south of"),
-        compass=("south",), sides=("front",),
+        compass=("south",), sides=("front", "bottom"),
     ),
     # Its words are the planner's to add: "between" reads as a relation once the grammar
     # reads two targets ("between the green and blue blocks").

@@ -262,7 +262,10 @@ class _Grounder:
         self._extend(_swap(request, self.resolve, self.world))
 
     def _unstack(self, request: Request) -> None:
-        taken = [g for g in _unstack(request, self.resolve, self.world) if g not in self.goal]
+        planned = {g.args[0]: g.args[1] for g in self.goal if g.name in ("in", "on")}
+        goals = _unstack(request, self.resolve, self.world, planned)
+        taken = [g for g in goals if g not in self.goal]
+        self._supersede([g.args[0] for g in taken])  # "put it in the box, then take it out"
         self.goal.extend(taken)
         self.aside.extend(taken)
 
@@ -449,8 +452,11 @@ def colour_pairs(
     return pairs
 
 
-def _unstack(request: Request, resolve: Resolver, world: WorldState | None) -> list[Predicate]:
-    """``next_to(block, base)`` for each named block resting on a block, as high as it rests."""
+def _unstack(
+    request: Request, resolve: Resolver, world: WorldState | None, planned: dict[str, str]
+) -> list[Predicate]:
+    """``next_to(block, base)`` for each named block resting on a block, as high as it rests;
+    "take it out": next to the box it is in, or an earlier request put it in (``planned``)."""
     if world is None:
         raise UnsupportedError(f"unstacking needs the scene as it is: {request.text!r}")
     on_blocks = {o: s for o, s in supports(world).items() if type_of(s, world) == "block"}
@@ -467,6 +473,13 @@ def _unstack(request: Request, resolve: Resolver, world: WorldState | None) -> l
             order = chosen[::-1]
         resolve.last = chosen or named
         return [Predicate.of("next_to", o, base) for o in order]
+    if request.relation == "out":  # "take it out": of the box it is in, next to that box
+        held = {**supports(world), **planned}
+        return [
+            Predicate.of("next_to", o, held[o])
+            for o in named
+            if o in held and type_of(held[o], world) == "box"
+        ]
     goals: list[Predicate] = []
     for obj in sorted(named, key=lambda o: -world.get(o).bottom):  # top down
         if obj in on_blocks:

@@ -184,7 +184,14 @@ def _unstacking(found: tuple[str, str, str] | None, text: str, clause: str) -> R
     off = parse_first("off", text)
     if off is not None:  # "take the blocks off the red block"
         return parse_unstack(text_of(off, "span"), clause, target=text_of(off, -1))
+    words = tokens(text)
+    if len(words.words) > 2 and words.words[-1] == "out" and words.words[0] in _OFF_VERBS:
+        taken = parse_unstack(words.slice(1, len(words.words) - 1), clause)  # "take it out"
+        return taken.model_copy(update={"relation": "out"})
     return None
+
+
+_OFF_VERBS = set(lexicon.GRAMMAR_WORDS["off_verb"])
 
 
 def _read_unsupported(c: _Verbed) -> Request:

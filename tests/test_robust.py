@@ -228,3 +228,21 @@ def test_a_push_to_a_relation_slides_it_there_on_physics(make_env: MakeEnv) -> N
     assert [s.skill for s in result.steps] == ["push"]
     assert result.steps[0].args["direction"] == "far"
     assert env.check(["behind(red_block, blue_block)"]).success
+
+
+def test_put_it_in_then_take_it_out(default_env: TabletopEnv) -> None:
+    plan = OfflinePlanner().plan("put the red block in the blue box then take it out", default_env)
+    assert [str(p) for p in plan.goal] == ["next_to(red_block, blue_box)"]
+    assert [str(p) for w in plan.waypoints for p in w.goal] == ["in(red_block, blue_box)"]
+
+
+@pytest.mark.parametrize(
+    ("instruction", "goal"),
+    [
+        ("put the red block on the bottom side of the blue box", "in_front_of(red_block, blue_box)"),
+        ("push the red block between the green and blue blocks",
+         "between(red_block, green_block, blue_block)"),
+    ],
+)  # fmt: skip
+def test_sides_and_pushes_between(default_env: TabletopEnv, instruction: str, goal: str) -> None:
+    assert goal_of(default_env, instruction) == [goal]
