@@ -137,7 +137,8 @@ def test_subprocess_envs_and_resume(tmp_path: Path) -> None:
 def test_same_seed_reproduces_the_first_evaluation(tmp_path: Path) -> None:
     from claw.learning.train import train
 
-    config = tiny_config("reach", "sac", 150, ("algo_kwargs.learning_starts=60",))
+    # 40 gradient steps after 60 random ones, then the evaluation at 100
+    config = tiny_config("reach", "sac", 100, ("algo_kwargs.learning_starts=60",))
     a = train(config, tmp_path / "a")
     b = train(config, tmp_path / "b")
     assert a.evaluations[0] == b.evaluations[0]
@@ -241,7 +242,8 @@ def test_config_overrides_and_errors() -> None:
 def test_tune_runs_trials_and_saves_the_best(tmp_path: Path) -> None:
     from claw.learning.tune import tune
 
-    result = tune("reach", 2, tmp_path / "study", algo="sac", steps=120, n_envs=1, eval_freq=60)
+    # one evaluation (20 episodes, most of a trial's cost) per trial
+    result = tune("reach", 2, tmp_path / "study", algo="sac", steps=60, n_envs=1, eval_freq=60)
     assert len(result.trials) == 2
     assert (tmp_path / "study" / "best.yaml").is_file()
     assert (tmp_path / "study" / "study.db").is_file()
@@ -252,7 +254,7 @@ def test_tune_shares_a_study_between_local_processes(tmp_path: Path) -> None:
     from claw.learning.tune import shares, tune
 
     assert shares(4, 2) == [2, 2] and shares(5, 2) == [3, 2] and shares(1, 4) == [1]
-    kwargs: dict[str, Any] = {"algo": "sac", "steps": 120, "n_envs": 1, "eval_freq": 60}
+    kwargs: dict[str, Any] = {"algo": "sac", "steps": 60, "n_envs": 1, "eval_freq": 60}
     result = tune("reach", 2, tmp_path / "study", parallel=2, **kwargs)
     assert [t["number"] for t in result.trials] == [0, 1]
     assert result.trials[0]["params"] != result.trials[1]["params"]  # a sampler seed per worker

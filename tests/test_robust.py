@@ -239,7 +239,8 @@ def test_put_it_in_then_take_it_out(default_env: TabletopEnv) -> None:
 @pytest.mark.parametrize(
     ("instruction", "goal"),
     [
-        ("put the red block on the bottom side of the blue box", "in_front_of(red_block, blue_box)"),
+        ("put the red block on the bottom side of the blue box",
+         "in_front_of(red_block, blue_box)"),
         ("push the red block between the green and blue blocks",
          "between(red_block, green_block, blue_block)"),
     ],
