@@ -92,8 +92,8 @@ CASES: list[tuple[str, str, list[tuple[object, ...]]]] = [
      [("push", ("the green block",), "direction=far", "distance=0.05")]),
     ("place verb as push", "move the red block two inches towards the robot",
      [("push", ("the red block",), "direction=near", "distance=0.0508")]),
-    ("push verb as place", "slide the red block next to the blue box",
-     [("place", ("the red block",), "relation=next_to", "target=the blue box")]),
+    ("push verb until a relation", "slide the red block next to the blue box",
+     [("push", ("the red block",), "relation=next_to", "target=the blue box")]),
     # Definitions, statements, a fronted quantifier
     ("definition", "this is a dax red block. put the dax in the blue box", [PUT_RED]),
     ("call", "call the red block a dax and the blue box a zup, then put the dax into the zup",
