@@ -40,7 +40,7 @@ from claw.library.embedding import english_words
 from claw.planner import lexicon
 from claw.planner.exceptions import AmbiguousError, UnparseableError
 from claw.planner.forms import Request
-from claw.planner.grammar import normalise, parse_instruction
+from claw.planner.grammar import MAX_INSTRUCTION_CHARS, normalise, parse_instruction
 from claw.planner.parsing import NUMBER, keywords, tokens
 
 if TYPE_CHECKING:
@@ -49,6 +49,7 @@ if TYPE_CHECKING:
 __all__ = ["Reading", "content_words", "read_instruction", "typo_distance", "vocabulary"]
 
 _SENTENCE_END = {".", "!", "?", ";"}
+_LONGEST_WORD = 20  # letters: longer than any word of the lexicon (13)
 _NEGATIONS = {"not", "no", "never", "without", "except", "but", "nothing", "none"}
 _SUBORDINATORS = {"when", "whenever", "if", "once", "while"}
 _WISHING = {"would", "should", "could", "want", "wanted", "need", "needed", "like", "wish",
@@ -157,8 +158,11 @@ def allowance(word: str) -> float:
 
 @lru_cache(maxsize=4096)
 def nearest_words(typed: str) -> tuple[float, tuple[str, ...]]:
-    """The known words nearest ``typed`` within its allowance, and their distance."""
+    """The known words nearest ``typed`` within its allowance, and their distance (none for a
+    "word" longer than any the lexicon has, plus its allowance)."""
     limit, best, found = allowance(typed), float("inf"), []
+    if len(typed) > _LONGEST_WORD + limit:
+        return best, ()
     for word in vocabulary():
         if abs(len(word) - len(typed)) > limit or word[:1].isdigit():
             continue
@@ -384,6 +388,8 @@ def read_instruction(
     except AmbiguousError:
         raise
     except UnparseableError as exc:
+        if len(instruction) > MAX_INSTRUCTION_CHARS:
+            raise  # too long to read at all: no second reading either
         refusal = exc
     draft = _Draft(_casual(normalise(instruction)))
     known = vocabulary()

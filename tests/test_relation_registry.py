@@ -72,7 +72,7 @@ OLD_REFERRING = {
 }  # fmt: skip
 OLD_COMPASS = {"north": "behind", "south": "in_front_of", "west": "left_of", "east": "right_of"}
 OLD_SIDES = {"left": "left_of", "right": "right_of", "front": "in_front_of", "back": "behind",
-             "rear": "behind"}  # fmt: skip
+             "rear": "behind", "bottom": "in_front_of"}  # fmt: skip
 OLD_ALIASES = {
     **dict.fromkeys(["inside", "inside_of", "into", "within"], "in"),
     **dict.fromkeys(["beside", "near", "next", "adjacent_to", "by"], "next_to"),
