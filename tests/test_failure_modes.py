@@ -267,10 +267,15 @@ def test_the_literal_mock_writes_its_own_steps() -> None:
 
 
 def test_eval_with_the_literal_mock(tmp_path: Path) -> None:
+    """In this process (``claw.cli.main``, as the console script): a new one would import
+    litellm, for the mock's answers, again (seconds)."""
+    from claw.cli import main
+
     out = tmp_path / "r.json"
-    result = claw("eval", write_suite(tmp_path, TINY_SUITE), "--planner", "mock:literal",
-                  "--json", out)  # fmt: skip
-    assert result.returncode == 0, result.stdout + result.stderr
+    with pytest.raises(SystemExit) as exit_info:
+        main(["eval", str(write_suite(tmp_path, TINY_SUITE)), "--planner", "mock:literal",
+              "--json", str(out)])  # fmt: skip
+    assert exit_info.value.code == 0
     saved = json.loads(out.read_text())
     assert saved["planner"] == "mock:literal" and saved["overall"]["success_rate"] == 1.0
 

@@ -520,6 +520,21 @@ def claw(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     )
 
 
+def claw_here(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, *args: str
+) -> tuple[int, str]:
+    """``claw ARGS`` in this process, as the console script runs it (``claw.cli.main``): its exit
+    code and stdout. No new interpreter to start, nor litellm to import again (seconds each)."""
+    from claw.cli import main
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exit_info:
+        main(list(args))
+    assert isinstance(exit_info.value.code, int)
+    return exit_info.value.code, capsys.readouterr().out
+
+
 def test_http_a_valid_plan_over_the_wire(server: str) -> None:
     FakeOpenAI.script = [("ok", json.dumps(GOOD))]
     result = claw(INSTRUCTION, "--seed", "1", "--planner", "openai/test-model", "--api-base",
@@ -530,11 +545,13 @@ def test_http_a_valid_plan_over_the_wire(server: str) -> None:
     assert "sk-test" not in result.stdout + result.stderr  # keys are never printed
 
 
-def test_http_a_429_then_success(server: str) -> None:
+def test_http_a_429_then_success(
+    server: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     FakeOpenAI.script = [("429", ""), ("ok", json.dumps(GOOD))]
-    result = claw(INSTRUCTION, "--seed", "1", "--planner", "openai/test-model", "--api-base",
-                  server, "--json")  # fmt: skip
-    assert result.returncode == 0, result.stdout + result.stderr
+    code, out = claw_here(capsys, monkeypatch, INSTRUCTION, "--seed", "1", "--planner",
+                          "openai/test-model", "--api-base", server, "--json")  # fmt: skip
+    assert code == 0 and json.loads(out)["success"] is True, out
     assert len(FakeOpenAI.seen) == 2
 
 
@@ -548,11 +565,15 @@ def test_http_a_reply_slower_than_the_timeout_exits_3(server: str) -> None:
     assert json.loads(result.stdout)["error"]["kind"] == "planner_unavailable"
 
 
-def test_http_unavailable_falls_back_offline_when_asked(server: str) -> None:
+def test_http_unavailable_falls_back_offline_when_asked(
+    server: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     FakeOpenAI.script = [("429", "")] * 5
-    result = claw(INSTRUCTION, "--seed", "1", "--planner", "openai/test-model", "--api-base",
-                  server, "--fallback", "offline", "--json")  # fmt: skip
-    assert result.returncode == 0, result.stdout + result.stderr
+    code, out = claw_here(capsys, monkeypatch, INSTRUCTION, "--seed", "1", "--planner",
+                          "openai/test-model", "--api-base", server, "--fallback", "offline",
+                          "--json")  # fmt: skip
+    assert code == 0 and json.loads(out)["success"] is True, out
+    assert len(FakeOpenAI.seen) == 3  # the first try and two retries, then offline
 
 
 def test_http_requests_sample_greedily_and_bound_the_answer(

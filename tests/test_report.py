@@ -72,6 +72,12 @@ def result(suite: Suite) -> SuiteResult:
 
 
 @pytest.fixture(scope="module")
+def fixed() -> SuiteResult:
+    """The fixed suite's result (offline): what the tiny suite's is compared with."""
+    return run_suite(Suite.model_validate(fixed_suite()), "offline")
+
+
+@pytest.fixture(scope="module")
 def report(result: SuiteResult, suite: Suite, tmp_path_factory: pytest.TempPathFactory) -> Report:
     return write_report(result, tmp_path_factory.mktemp("report"), suite, date=DATE)
 
@@ -158,8 +164,8 @@ def test_file_names_of_odd_ids() -> None:
     assert _file_name("..", used) == "case"
 
 
-def test_compare(result: SuiteResult) -> None:
-    other = run_suite(Suite.model_validate(fixed_suite()), "offline")
+def test_compare(result: SuiteResult, fixed: SuiteResult) -> None:
+    other = fixed
     comparison = compare(result, other, "a.json", "b.json")
     assert [(c.id, c.change, c.a, c.b) for c in comparison.changed] == [
         ("impossible", "fixed", False, True)
@@ -208,9 +214,8 @@ def claw(*args: object, timeout: float = 120) -> subprocess.CompletedProcess[str
     )  # fmt: skip
 
 
-def test_the_command_writes_a_report_and_compares(tmp_path: Path) -> None:
+def test_the_command_writes_a_report_and_compares(tmp_path: Path, fixed: SuiteResult) -> None:
     (tmp_path / "tiny.yaml").write_text(yaml.safe_dump(TINY))
-    (tmp_path / "fixed.yaml").write_text(yaml.safe_dump(fixed_suite()))
     a, b, out = tmp_path / "a.json", tmp_path / "b.json", tmp_path / "out"
     run = claw("eval", tmp_path / "tiny.yaml", "--json", a, "--report", out)
     assert run.returncode == 1, run.stdout + run.stderr  # a case failed
@@ -218,7 +223,7 @@ def test_the_command_writes_a_report_and_compares(tmp_path: Path) -> None:
     assert (out / "report.md").is_file() and (out / "failures" / "impossible.gif").is_file()
     assert "data:image/gif;base64," in (out / "report.html").read_text()
     assert json.loads(a.read_text())["per_tag"]["contradiction"]["success_rate"] == 0.0
-    assert claw("eval", tmp_path / "fixed.yaml", "--json", b).returncode == 0
+    b.write_text(fixed.model_dump_json())  # as --json writes it (claw eval: tests/test_eval.py)
 
     diff = claw("eval", "compare", a, b, "--json", tmp_path / "cmp.json")
     assert diff.returncode == 0, diff.stdout + diff.stderr
