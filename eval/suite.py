@@ -126,6 +126,14 @@ class Suite(BaseModel):
         return case.scene if case.scene is not None else self.scene
 
 
+def suite_path(source: str | Path) -> Path:
+    """A suite file's path: ``source`` as given, or a shipped one by name (``basic``)."""
+    path = Path(source)
+    if not path.exists() and (SUITES_DIR / f"{source}.yaml").exists():
+        path = SUITES_DIR / f"{source}.yaml"
+    return path
+
+
 def load_suite(source: str | Path) -> Suite:
     """A suite from a YAML file, or a built-in suite by name (``basic``).
 
@@ -138,9 +146,7 @@ def load_suite(source: str | Path) -> Suite:
             validate or a scene that cannot be built; the message names the case (by id or
             position) and the field.
     """
-    path = Path(source)
-    if not path.exists() and (SUITES_DIR / f"{source}.yaml").exists():
-        path = SUITES_DIR / f"{source}.yaml"
+    path = suite_path(source)
     try:
         data = read_yaml(path)
     except YamlLimitError as exc:

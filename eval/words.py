@@ -26,7 +26,7 @@ from claw.envs.exceptions import PredicateError
 from claw.envs.regions import resolve_region
 from claw.envs.yamlfile import read_yaml
 from claw.eval.exceptions import InvalidSuiteError
-from claw.eval.suite import SUITES_DIR
+from claw.eval.suite import SUITES_DIR, suite_path
 from claw.planner import lexicon
 from claw.planner.exceptions import PlannerUnavailableError
 from claw.planner.meaning import (
@@ -152,9 +152,7 @@ def load_word_list(source: str | Path) -> tuple[str, list[WordEntry]]:
         InvalidSuiteError: unreadable, not YAML, or an entry with no word, an unknown position
             or a meaning that is no target of its position; the message names the entry.
     """
-    path = Path(source)
-    if not path.exists() and (SUITES_DIR / f"{source}.yaml").exists():
-        path = SUITES_DIR / f"{source}.yaml"
+    path = suite_path(source)
     try:
         data = read_yaml(path)
     except Exception as exc:

@@ -104,3 +104,41 @@ class BasePlanner:
     ) -> Plan:
         """A new plan after a failure; subclasses write it."""
         raise NotImplementedError
+
+
+class PlannerPair:
+    """Two planners as one: ``first`` plans until it hands over to ``fallback`` (subclasses
+    say when), ``active`` is the one planning now. The cap and the answer hook are set on both;
+    the constrained answer and the reader are the active one's."""
+
+    def __init__(self, first: Planner, fallback: Planner) -> None:
+        self.first, self.fallback = first, fallback
+        self.active = first
+
+    @property
+    def max_steps(self) -> int:
+        """The cap of the planner planning now; setting it sets both planners'."""
+        return self.active.max_steps
+
+    @max_steps.setter
+    def max_steps(self, value: int) -> None:
+        self.first.max_steps = self.fallback.max_steps = value
+
+    @property
+    def on_answer(self) -> AnswerHook | None:
+        """The answer hook (both planners'); setting it sets both."""
+        return self.fallback.on_answer
+
+    @on_answer.setter
+    def on_answer(self, hook: AnswerHook | None) -> None:
+        self.first.on_answer = self.fallback.on_answer = hook
+
+    @property
+    def structured_as(self) -> str | None:
+        """How the active planner's answer was constrained (``None`` for one asking no model)."""
+        return self.active.structured_as
+
+    @property
+    def reader(self) -> Reader:
+        """Who read the last instruction: the active planner's reader."""
+        return self.active.reader

@@ -22,7 +22,7 @@ from collections.abc import Collection
 
 from claw.common.exceptions import ClawError
 from claw.envs.tabletop import TabletopEnv
-from claw.planner.base import AnswerHook, Planner, Reader
+from claw.planner.base import Planner, PlannerPair
 from claw.planner.completion import Usage
 from claw.planner.plan import Failure, Plan
 from claw.planner.text import clean_text
@@ -32,7 +32,7 @@ HANDED_OVER = frozenset({"unparseable", "ambiguous"})
 """The kinds of refusal the first planner hands over to the model."""
 
 
-class HybridPlanner:
+class HybridPlanner(PlannerPair):
     """Plans with ``first``; an instruction it refuses with a kind in ``hands_over`` is planned
     by ``fallback`` (a model's planner) instead, which then replans it too.
 
@@ -44,29 +44,10 @@ class HybridPlanner:
     def __init__(
         self, first: Planner, fallback: Planner, hands_over: Collection[str] = HANDED_OVER
     ) -> None:
-        self.first, self.fallback = first, fallback
+        super().__init__(first, fallback)
         self.hands_over = frozenset(hands_over)
         self.name = f"{first.name}+{fallback.name}"
-        self.active = first
         self.handed_over: ClawError | None = None
-
-    @property
-    def max_steps(self) -> int:
-        """The cap of the planner planning now; setting it sets both planners'."""
-        return self.active.max_steps
-
-    @max_steps.setter
-    def max_steps(self, value: int) -> None:
-        self.first.max_steps = self.fallback.max_steps = value
-
-    @property
-    def on_answer(self) -> AnswerHook | None:
-        """The model's answer hook; setting it sets both planners'."""
-        return self.fallback.on_answer
-
-    @on_answer.setter
-    def on_answer(self, hook: AnswerHook | None) -> None:
-        self.first.on_answer = self.fallback.on_answer = hook
 
     @property
     def model(self) -> str | None:
@@ -74,19 +55,9 @@ class HybridPlanner:
         return self.fallback.model
 
     @property
-    def structured_as(self) -> str | None:
-        """How the model's answer was constrained; ``None`` while the first planner plans."""
-        return self.active.structured_as
-
-    @property
     def usage(self) -> Usage | None:
         """The model's calls, tokens and cost."""
         return self.fallback.usage
-
-    @property
-    def reader(self) -> Reader:
-        """Who read the last instruction: the first planner's reader, or the model's."""
-        return self.active.reader
 
     def plan(self, instruction: str, env: TabletopEnv) -> Plan:
         """The first planner's plan; the model's where the first refuses in a handed-over kind.

@@ -32,7 +32,7 @@ from claw.envs.tabletop import TabletopEnv
 from claw.library import SkillLibrary
 from claw.library.composite import CompositeBody
 from claw.library.composites import Composites
-from claw.planner.base import AnswerHook, Planner, Reader
+from claw.planner.base import Planner, PlannerPair, Reader
 from claw.planner.completion import ModelClient, ModelSettings, Usage
 from claw.planner.exceptions import InvalidPlanError, PlannerUnavailableError
 from claw.planner.goal_mode import LLM_MODES, derive_steps, goal_vocabulary, uses_goal
@@ -346,7 +346,7 @@ class LLMPlanner(ModelClient):
         return plan, [], len(reply.steps)
 
 
-class FallbackPlanner:
+class FallbackPlanner(PlannerPair):
     """A planner that hands over to another when the first is unavailable.
 
     The hand-over is said once, in one line logged to ``claw`` (``note: MODEL unavailable
@@ -355,24 +355,9 @@ class FallbackPlanner:
     """
 
     def __init__(self, first: Planner, fallback: Planner) -> None:
-        self.first, self.fallback = first, fallback
+        super().__init__(first, fallback)
         self.name = f"{first.name} (fallback {fallback.name})"
-        self.active = first
         self.fallback_reason: str | None = None
-
-    @property
-    def max_steps(self) -> int:
-        """The cap of the planner planning now; setting it sets both planners'."""
-        return self.active.max_steps
-
-    @max_steps.setter
-    def max_steps(self, value: int) -> None:
-        self.first.max_steps = self.fallback.max_steps = value
-
-    @property
-    def structured_as(self) -> str | None:
-        """How the planning model's answer was constrained (None once planning offline)."""
-        return self.active.structured_as
 
     @property
     def model(self) -> str | None:
@@ -383,20 +368,6 @@ class FallbackPlanner:
     def usage(self) -> Usage | None:
         """The first planner's calls, tokens and cost (those before the hand-over)."""
         return self.first.usage
-
-    @property
-    def reader(self) -> Reader:
-        """Who read the instruction: the planner planning now's reader."""
-        return self.active.reader
-
-    @property
-    def on_answer(self) -> AnswerHook | None:
-        """The first planner's answer hook; setting it sets both planners'."""
-        return self.first.on_answer
-
-    @on_answer.setter
-    def on_answer(self, hook: AnswerHook | None) -> None:
-        self.first.on_answer = self.fallback.on_answer = hook
 
     def _hand_over(self, exc: PlannerUnavailableError) -> None:
         self.active = self.fallback
