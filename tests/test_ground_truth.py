@@ -4,8 +4,6 @@ given in the scene spec, several accepted error kinds, and a per-case region rad
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -353,9 +351,11 @@ def test_claw_eval_judges_the_new_ground_truth_on_physics(tmp_path: Path) -> Non
     path = tmp_path / "suite.yaml"
     path.write_text(yaml.safe_dump(suite, sort_keys=False))
     out = tmp_path / "results.json"
-    args = [sys.executable, "-m", "claw", "eval", str(path), "--planner", "mock:oracle"]
-    done = subprocess.run([*args, "--json", str(out)], capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-2000:]
+    from claw.cli import main  # in this process: a fresh interpreter adds only imports
+
+    with pytest.raises(SystemExit) as done:
+        main(["eval", str(path), "--planner", "mock:oracle", "--json", str(out)])
+    assert done.value.code == 0
     cases = {c["id"]: c for c in json.loads(out.read_text())["cases"]}
     assert all(c["success"] and c["read_right"] for c in cases.values()), cases
     assert cases["take-out"]["run"]["plan"] == [

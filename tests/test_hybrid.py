@@ -3,12 +3,14 @@ cannot read or finds ambiguous; ``--json`` and ``claw eval`` say who read each c
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import re
 import subprocess
-import sys
 from typing import Any
+from unittest import mock
 
 import pytest
 import yaml
@@ -51,10 +53,22 @@ TINY = {
 
 
 def claw(*args: str) -> subprocess.CompletedProcess[str]:
-    wide = {**os.environ, "COLUMNS": "200"}  # the eval table on one line per row
-    return subprocess.run(
-        [sys.executable, "-m", "claw", *args], capture_output=True, text=True, timeout=300, env=wide
-    )
+    """``claw ARGS`` in this process, as the console script runs it (``claw.cli.main``): its exit
+    code and what it wrote (a fresh interpreter would add only litellm's import, seconds)."""
+    from claw.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with (
+        mock.patch.dict(os.environ, {"COLUMNS": "200"}),  # the eval table one line per row
+        contextlib.redirect_stdout(out),
+        contextlib.redirect_stderr(err),
+    ):
+        try:
+            main(list(args))
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+    return subprocess.CompletedProcess(list(args), code, out.getvalue(), err.getvalue())
 
 
 class Refusing(BasePlanner):
