@@ -221,10 +221,7 @@ class _Grounder:
         assert request.relation is not None and request.target is not None
         if self.world is None:
             return False
-        refs = self.resolve.objects(request.target)
-        if request.target2 is not None:
-            refs = [*refs, self.resolve.one(request.target2)]
-        refs = refs if request.relation == "between" else [self.resolve.one(request.target)]
+        refs = self._targets(request, pushed)
         try:
             moves = [pushing.push_until(self.world, o, request.relation, refs) for o in pushed]
         except (UnsupportedError, PredicateError):
@@ -302,18 +299,26 @@ class _Grounder:
 
     def _between(self, request: Request, movers: list[str], previous: list[str]) -> None:
         """Movers between two objects: named one by one, or by one phrase of two."""
-        assert request.target is not None
         self.resolve.last = previous or movers
+        pair = self._targets(request, movers)
+        self.resolve.last = movers
+        self.goal.extend(Predicate.of("between", o, *pair) for o in movers)
+
+    def _targets(self, request: Request, movers: list[str]) -> list[str]:
+        """What a relation places ``movers`` relative to: its target, or for ``between`` the
+        two objects (named one by one, or by one phrase of two)."""
+        assert request.target is not None
+        if request.relation != "between":
+            return [self.resolve.one(request.target)]
         if request.target2 is not None:
             pair = [self.resolve.one(request.target), self.resolve.one(request.target2)]
         else:
             pair = self.resolve.objects(request.target)
-        self.resolve.last = movers
         if len(pair) != 2 or pair[0] == pair[1] or set(pair) & set(movers):
             raise UnparseableError(
                 f"between needs two other objects, not {', '.join(pair)}: {request.text!r}"
             )
-        self.goal.extend(Predicate.of("between", o, *pair) for o in movers)
+        return pair
 
     def _at_region(self, request: Request, movers: list[str]) -> None:
         """Movers at a table region (a tower there, for a stack of several)."""

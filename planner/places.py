@@ -317,7 +317,7 @@ def _push_about(rest: str, clause: str) -> Request | None:
         if lead is None or tuple(words.words[i : i + len(lead[1])]) != lead[1]:
             continue
         target_text = words.slice(i + len(lead[1]), len(words.words))
-        if target_text.split(" ")[0] in ("me", "you", "the robot", "robot") or not target_text:
+        if not target_text or tuple(target_text.split()) in lexicon.ROBOT:
             return None  # "towards me": a direction
         try:
             target = parse_reference(target_text)

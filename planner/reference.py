@@ -90,9 +90,8 @@ def parse_references(text: str) -> list[Reference]:
             raise UnparseableError(f"cannot read {text.strip()!r} as objects of the scene")
     kind = refs[-1].type  # "the red block and the blue": the type carries over
     for i, ref in enumerate(refs):
-        before = next((r.type for r in refs[i - 1 :: -1] if r.type), None) if i else None
-        if ref.type is None and not ref.pronoun:
-            ref.type = kind or before  # "the green block and the blue one"
+        if ref.type is None and not ref.pronoun:  # else the last before: "the blue one"
+            ref.type = kind or next((r.type for r in reversed(refs[:i]) if r.type), None)
     return refs
 
 

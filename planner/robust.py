@@ -270,10 +270,15 @@ def _sentences(words: list[str]) -> list[list[int]]:
 
 def _has_content(words: list[str], indices: Collection[int], verbs: bool = True) -> bool:
     """Whether any of the words at ``indices`` is a content word (a verb only with ``verbs``)."""
-    named = content_words() | _NEGATIONS
-    if not verbs:
-        named -= _verbs()
+    named = _naming(verbs)
     return any(words[i] in named or NUMBER.fullmatch(words[i]) for i in indices)
+
+
+@cache
+def _naming(verbs: bool) -> frozenset[str]:
+    """The content words and negations, with or without the verbs."""
+    named = content_words() | _NEGATIONS
+    return named if verbs else named - _verbs()
 
 
 @cache
