@@ -162,6 +162,9 @@ def tune_command(
     eval_freq: Annotated[
         int | None, typer.Option(min=1, help="Evaluate (and maybe prune) every this many steps.")
     ] = None,
+    eval_episodes: Annotated[
+        int | None, typer.Option(min=1, help="Episodes per evaluation (default: the YAML's).")
+    ] = None,
     seed: Annotated[
         int,
         typer.Option(callback=seed_callback, help="Seed of the sampler and of the first trial."),
@@ -211,6 +214,7 @@ def tune_command(
                 seed=seed,
                 n_envs=n_envs,
                 eval_freq=eval_freq,
+                eval_episodes=eval_episodes,
                 parallel=parallel,
                 on_ray=ray is not None,
                 storage=storage,

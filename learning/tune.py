@@ -69,6 +69,7 @@ class TuneJob:
     steps: int | None = None
     n_envs: int | None = None
     eval_freq: int | None = None
+    eval_episodes: int | None = None
 
     @property
     def study_name(self) -> str:
@@ -113,6 +114,7 @@ def run_trials(job: TuneJob, trials: int, worker: int = 0) -> int:
             seed=job.seed + trial.number,
             n_envs=job.n_envs,
             eval_freq=job.eval_freq,
+            eval_episodes=job.eval_episodes,
         )
         evaluations: list[dict[str, float]] = []
 
@@ -146,6 +148,7 @@ def tune(
     seed: int = 0,
     n_envs: int | None = None,
     eval_freq: int | None = None,
+    eval_episodes: int | None = None,
     parallel: int = 1,
     on_ray: bool = False,
     storage: str | None = None,
@@ -158,7 +161,8 @@ def tune(
     the sampler see every worker's trials): local processes, or with ``on_ray`` Ray tasks of one
     CPU on the Ray this process is connected to (``ray.init`` first; ``claw tune --ray`` does).
     Workers on other machines need a ``storage`` they all reach (a PostgreSQL or MySQL URL) and
-    write their trials' folders on their own disks.
+    write their trials' folders on their own disks. ``steps``, ``n_envs``, ``eval_freq`` and
+    ``eval_episodes`` (episodes per evaluation) replace the skill's YAML values when given.
     """
     study_dir = Path(study_dir)
     study_dir.mkdir(parents=True, exist_ok=True)
@@ -171,6 +175,7 @@ def tune(
         steps=steps,
         n_envs=n_envs,
         eval_freq=eval_freq,
+        eval_episodes=eval_episodes,
     )
     _open_first(job)
     parts = shares(trials, parallel)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import tempfile
 
 # Before anything imports mujoco: it picks its OpenGL backend at import time.
@@ -32,6 +34,63 @@ def make_env() -> Iterator[Callable[..., TabletopEnv]]:
     yield make
     for env in made:
         env.close()
+
+
+@pytest.fixture
+def claw_in_process(
+    capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> Callable[..., subprocess.CompletedProcess[str]]:
+    """``claw ARGS`` in this process, as the console script runs it (``claw.cli.main``): its exit
+    code and what it wrote to stdout and stderr (file descriptors 1 and 2). A fresh interpreter
+    adds only imports, seconds each (litellm's alone ~11 s on 2 cores). ``env`` sets variables
+    for the rest of the test (``None`` unsets one). Not for a run that abandons a model call at
+    its deadline: claw ends those with ``os._exit``, which would end the tests too."""
+
+    def run(
+        *args: str | os.PathLike[str], env: dict[str, str | None] | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        from claw.cli import main
+
+        for name, value in (env or {}).items():
+            if value is None:
+                monkeypatch.delenv(name, raising=False)
+            else:
+                monkeypatch.setenv(name, value)
+        capfd.readouterr()
+        try:
+            main([str(arg) for arg in args])
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
+        out, err = capfd.readouterr()
+        return subprocess.CompletedProcess([str(arg) for arg in args], code, out, err)
+
+    return run
+
+
+@pytest.fixture(scope="session")
+def _ray_of_the_session() -> Iterator[None]:
+    """Shuts down, once every test has run, the local Ray that ``local_ray`` keeps up."""
+    yield
+    ray = sys.modules.get("ray")
+    if ray is not None and ray.is_initialized():
+        ray.shutdown()
+
+
+@pytest.fixture
+def local_ray(_ray_of_the_session: None) -> str:
+    """A local Ray of 2 CPUs that claw started (``connect``: its workers at this process's
+    priority), this process its driver; its address. Started once and kept up for every test on
+    Ray after (a start and its workers' first imports take ~10 s), or again after a test that
+    shut it down."""
+    ray = pytest.importorskip("ray")
+    from claw.eval.ray_runner import connect
+
+    if ray.is_initialized():
+        assert not connect("local", num_cpus=2)  # connected already: nothing to start
+    else:
+        assert connect("local", num_cpus=2)  # started, for its caller to shut down
+    return str(ray.get_runtime_context().gcs_address)
 
 
 @pytest.fixture

@@ -55,7 +55,11 @@ def test_the_bench_reports_task_rows(monkeypatch: pytest.MonkeyPatch) -> None:
     from claw.skills import bench
 
     monkeypatch.setattr(bench, "TASKS", {name: TASKS[name] for name in WORKING[:1]})
+    # no single-skill trials (seconds): test_executor.py's bench smoke test runs those
+    monkeypatch.setattr(bench, "relation_names", lambda: [])
+    monkeypatch.setattr(bench, "_draw_push_task", lambda env, rng: None)
     result = bench_skills(episodes=1, seed=0)
     rows = {(r["skill"], r["relation"]): r for r in result.rows}
+    assert set(rows) == {("task", WORKING[0])}
     assert rows[("task", WORKING[0])]["attempts"] == 1
     assert rows[("task", WORKING[0])]["success_rate"] == 1.0

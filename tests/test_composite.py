@@ -342,26 +342,40 @@ PARAPHRASES: dict[str, list[str]] = {
 }
 
 
-def learn_five(library: SkillLibrary) -> dict[str, str]:
-    """Learn the five composites from offline runs on physics; their names by key."""
+@pytest.fixture(scope="module")
+def five_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The offline runs on physics (seed 0, an empty library) of the five instructions, by key:
+    run once, and learned from by each test that needs them (into a library of its own)."""
+    runs = {}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("CLAW_HOME", str(tmp_path_factory.mktemp("home")))
+        patch.setenv("CLAW_EMBEDDER", "hash")
+        for key, text in LEARNED.items():
+            env = TabletopEnv(scene="default")
+            try:
+                env.reset(seed=0)
+                runs[key] = run_instruction(env, text, OfflinePlanner())
+            finally:
+                env.close()
+    return runs
+
+
+def learn_five(library: SkillLibrary, runs: dict[str, Any]) -> dict[str, str]:
+    """Learn the five composites from their runs; their names by key."""
     names = {}
     for key, text in LEARNED.items():
-        env = TabletopEnv(scene="default")
-        try:
-            env.reset(seed=0)
-            result = run_instruction(env, text, OfflinePlanner())
-        finally:
-            env.close()
-        record = learn_from_run(library, text, result, 0, scene="default", planner="offline")
+        record = learn_from_run(library, text, runs[key], 0, scene="default", planner="offline")
         assert record is not None, text
         names[key] = record.name
     return names
 
 
 @pytest.mark.parametrize("embedder", ["minilm", "hash"])
-def test_search_finds_a_composite_from_a_paraphrase(library_home: Path, embedder: str) -> None:
+def test_search_finds_a_composite_from_a_paraphrase(
+    library_home: Path, five_runs: dict[str, Any], embedder: str
+) -> None:
     library = SkillLibrary(embedder=embedder)
-    names = learn_five(library)
+    names = learn_five(library, five_runs)
     assert len(set(names.values())) == 5
     found = [
         names[key] in [h.record.name for h in library.search(text, k=3)]
@@ -430,7 +444,7 @@ def test_claw_eval_learn_registers_composites_with_provenance(
     library_home: Path, tmp_path: Path
 ) -> None:
     suite = load_suite("basic")
-    picked = suite.cases[:6]
+    picked = suite.cases[:3]  # next to, in, in: a new composite, and a use of one just learned
     path = tmp_path / "few.yaml"
     data = json.loads(suite.model_copy(update={"name": "few", "cases": picked}).model_dump_json())
     path.write_text(yaml.safe_dump(data))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -175,14 +176,14 @@ def test_unknown_planner_specs_are_refused() -> None:
             run_suite(suite, spec)
 
 
-def test_a_recorded_cassette_replays_the_run_exactly(tmp_path: Path) -> None:
+def test_a_recorded_cassette_replays_the_run_exactly(
+    tmp_path: Path, claw_in_process: Callable[..., subprocess.CompletedProcess[str]]
+) -> None:
     cassette = tmp_path / "cassette.json"
     suite_file = write(tmp_path, SMALL)
-    common = [sys.executable, "-m", "claw", "eval", str(suite_file)]
-    recorded = subprocess.run(
-        [*common, "--planner", "mock:noisy:0.5", "--record", str(cassette),
-         "--json", str(tmp_path / "a.json")], capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+    # recorded by the command in this process: a new one would import litellm again (~11 s)
+    recorded = claw_in_process("eval", suite_file, "--planner", "mock:noisy:0.5",
+                               "--record", cassette, "--json", tmp_path / "a.json")  # fmt: skip
     assert recorded.returncode in (0, 1), recorded.stderr
     stored = json.loads(cassette.read_text())
     assert stored["answers"] and "key" not in json.dumps(stored).lower().replace("keys", "")

@@ -10,7 +10,7 @@ import os
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, ClassVar
@@ -103,10 +103,15 @@ def fake_model() -> Iterator[str]:
     httpd.server_close()
 
 
-def over_http(url: str, *args: str) -> subprocess.CompletedProcess[str]:
-    """``claw RUN --json`` planned by the fake model, with ``OPENAI_API_KEY`` set to ``KEY``."""
+ClawRun = Callable[..., subprocess.CompletedProcess[str]]  # claw above, or claw_in_process
+
+
+def over_http(url: str, *args: str, run: ClawRun = claw) -> subprocess.CompletedProcess[str]:
+    """``claw RUN --json`` planned by the fake model, with ``OPENAI_API_KEY`` set to ``KEY``: in
+    a fresh interpreter, which shows every write (a library's logging too), unless ``run`` says
+    otherwise (``claw_in_process``: no new interpreter to import litellm again, ~11 s)."""
     model = ("--planner", "openai/test-model", "--api-base", url)
-    return claw(RUN, *model, "--json", *args, env={"OPENAI_API_KEY": KEY})
+    return run(RUN, *model, "--json", *args, env={"OPENAI_API_KEY": KEY})
 
 
 # -- item 1: deep nesting is a problem of the answer, never a crash --------------------------------
@@ -130,13 +135,15 @@ def test_a_deeply_nested_answer_is_a_problem_sent_back(env: TabletopEnv, deep: s
     assert len(repairs) == 2 and "nested deeper than 32 levels at line" in repairs[0]
 
 
-def test_claw_run_on_hostile_answers_is_invalid_plan_exit_3(fake_model: str) -> None:
+def test_claw_run_on_hostile_answers_is_invalid_plan_exit_3(
+    fake_model: str, claw_in_process: ClawRun
+) -> None:
     """Deep nesting, 1 MB of "```{" and 5 MB of junk, one after another over HTTP: each is
     repaired, the run ends with invalid_plan (exit 3, not the user's invalid_input), and no
     request repeats an answer whole. ``--fallback offline`` is for an unavailable model only:
     an unusable answer is not planned offline."""
     FakeModel.answers = ['{"steps": ' + DEEP + "}", "```{" * 262_144, "junk " * 1_000_000]
-    result = over_http(fake_model, "--fallback", "offline", "--timeout", "5")
+    result = over_http(fake_model, "--fallback", "offline", "--timeout", "5", run=claw_in_process)
     assert result.returncode == 3, result.stderr[-2000:]
     assert "Traceback" not in result.stderr
     error = json.loads(result.stdout)["error"]

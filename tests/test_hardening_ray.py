@@ -11,7 +11,6 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +18,7 @@ import pytest
 
 from claw.cli import main
 from claw.eval import load_suite
-from claw.eval.ray_runner import CaseOutcome, check_address, connect, run_cases
+from claw.eval.ray_runner import CaseOutcome, check_address, run_cases
 from claw.eval.runner import CaseResult
 
 ray = pytest.importorskip("ray")
@@ -72,15 +71,6 @@ def connecting(pid: int) -> bool:
         return "claw-ray-" in os.readlink(f"/proc/{pid}/fd/2")
     except OSError:
         return False
-
-
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[str]:
-    """A local Ray of 2 CPUs started by claw (this process is its driver); its address."""
-    ray.shutdown()
-    assert connect("local", num_cpus=2)
-    yield str(ray.get_runtime_context().gcs_address)
-    ray.shutdown()
 
 
 # -- item 4: a cluster that does not answer, signals, malformed addresses -------------------------
@@ -144,10 +134,10 @@ def test_a_bad_connection_deadline_is_bad_input(
 
 
 def test_sigterm_during_a_run_cancels_it_and_writes_the_cases_done(
-    cluster: str, tmp_path: Path
+    local_ray: str, tmp_path: Path
 ) -> None:
     out = tmp_path / "out.json"
-    proc = start_claw("eval", "basic", "--ray", cluster, "--json", out)
+    proc = start_claw("eval", "basic", "--ray", local_ray, "--json", out)
     busy = lambda: ray.available_resources().get("CPU", 0) < 2 or proc.poll() is not None  # noqa: E731
     wait_until(busy, "ran a case")
     proc.send_signal(signal.SIGTERM)
@@ -161,7 +151,7 @@ def test_sigterm_during_a_run_cancels_it_and_writes_the_cases_done(
 # -- item 20: workers at the caller's priority -----------------------------------------------------
 
 
-def test_a_local_rays_workers_run_at_the_callers_niceness(cluster: str) -> None:
+def test_a_local_rays_workers_run_at_the_callers_niceness(local_ray: str) -> None:
     @ray.remote(num_cpus=1)
     def worker_niceness() -> int:
         return os.getpriority(os.PRIO_PROCESS, 0)
@@ -185,9 +175,9 @@ with joined(sys.argv[1]):
 """
 
 
-def test_case_tasks_run_at_their_callers_niceness_on_a_joined_cluster(cluster: str) -> None:
+def test_case_tasks_run_at_their_callers_niceness_on_a_joined_cluster(local_ray: str) -> None:
     caller = min(19, os.getpriority(os.PRIO_PROCESS, 0) + 5)  # a raise: no privilege needed
-    command = ["nice", "-n", "5", sys.executable, "-c", NICER_DRIVER, cluster]
+    command = ["nice", "-n", "5", sys.executable, "-c", NICER_DRIVER, local_ray]
     done = subprocess.run(command, capture_output=True, text=True, timeout=GUARD)
     assert done.returncode == 0, done.stderr[-1500:]
     assert json.loads(done.stdout) == [caller] * 4
@@ -196,7 +186,7 @@ def test_case_tasks_run_at_their_callers_niceness_on_a_joined_cluster(cluster: s
 # -- item 1, on Ray: a case that raises is that case's result --------------------------------------
 
 
-def test_a_case_that_raises_in_a_task_is_that_cases_result(cluster: str) -> None:
+def test_a_case_that_raises_in_a_task_is_that_cases_result(local_ray: str) -> None:
     suite = load_suite("basic")  # 16 cases on 2 CPUs: two cases a task
 
     def second_raises(suite_json: str, index: int, *rest: Any) -> CaseOutcome:

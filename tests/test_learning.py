@@ -10,6 +10,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import pytest
+import yaml
 
 import claw.envs
 from claw.envs.tasks import PushTask, ReachTask
@@ -104,7 +105,7 @@ def test_controller_alone_pushes_in_the_residual_env() -> None:
 def test_training_smoke_run_per_algorithm(algo: str, tmp_path: Path) -> None:
     from claw.learning.train import train
 
-    steps = 128 if algo == "ppo" else 150
+    steps = 128 if algo == "ppo" else 120  # two rollouts, or 20 gradient steps after 100 random
     result = train(tiny_config("reach", algo, steps), tmp_path / "run")
     assert result.timesteps >= steps
     assert result.evaluations and "success_rate" in result.evaluations[0]
@@ -127,7 +128,8 @@ def test_subprocess_envs_and_resume(tmp_path: Path) -> None:
     config = tiny_config("push", "sac", 100, ("vec_env=subproc",)).model_copy(update={"n_envs": 2})
     first = train(config, tmp_path / "run")
     assert first.timesteps == 100
-    longer = config.model_copy(update={"total_timesteps": 200})
+    # resumed on envs in this process: starting subprocesses again (seconds) shows nothing new
+    longer = config.model_copy(update={"total_timesteps": 200, "vec_env": "dummy"})
     resumed = train(longer, tmp_path / "run", resume=True)
     assert resumed.timesteps == 200
     assert json.loads((tmp_path / "run" / "meta.json").read_text())["resumed"] == 1
@@ -155,7 +157,8 @@ def test_export_load_act_round_trip(algo: str, tmp_path: Path) -> None:
 
     from claw.learning.train import ALGORITHM_CLASSES, make_envs, train
 
-    config = tiny_config("push", algo, 200, ("env_kwargs.residual=false",))
+    # 120 steps: 20 gradient steps (two rollouts for PPO) give weights other than the initial
+    config = tiny_config("push", algo, 120, ("env_kwargs.residual=false",))
     result = train(config, tmp_path / "run")
     network = PolicyNetwork.load(result.policy_dir)
     venv = make_envs(config, 1, 0, training=False)
@@ -239,23 +242,29 @@ def test_config_overrides_and_errors() -> None:
         load_config("reach", None, ["n_envs=0"])
 
 
+# A trial: 60 steps, then one evaluation of 2 episodes (the YAML's 20 were most of its cost).
+TINY_TUNE: dict[str, Any] = {
+    "algo": "sac", "steps": 60, "n_envs": 1, "eval_freq": 60, "eval_episodes": 2,
+}  # fmt: skip
+
+
 def test_tune_runs_trials_and_saves_the_best(tmp_path: Path) -> None:
     from claw.learning.tune import tune
 
-    # one evaluation (20 episodes, most of a trial's cost) per trial
-    result = tune("reach", 2, tmp_path / "study", algo="sac", steps=60, n_envs=1, eval_freq=60)
+    result = tune("reach", 2, tmp_path / "study", **TINY_TUNE)
     assert len(result.trials) == 2
     assert (tmp_path / "study" / "best.yaml").is_file()
     assert (tmp_path / "study" / "study.db").is_file()
     assert "algo_kwargs.learning_rate" in result.best_overrides
+    trial = yaml.safe_load((tmp_path / "study" / "trial-000" / "config.yaml").read_text())
+    assert (trial["total_timesteps"], trial["eval_freq"], trial["eval_episodes"]) == (60, 60, 2)
 
 
 def test_tune_shares_a_study_between_local_processes(tmp_path: Path) -> None:
     from claw.learning.tune import shares, tune
 
     assert shares(4, 2) == [2, 2] and shares(5, 2) == [3, 2] and shares(1, 4) == [1]
-    kwargs: dict[str, Any] = {"algo": "sac", "steps": 60, "n_envs": 1, "eval_freq": 60}
-    result = tune("reach", 2, tmp_path / "study", parallel=2, **kwargs)
+    result = tune("reach", 2, tmp_path / "study", parallel=2, **TINY_TUNE)
     assert [t["number"] for t in result.trials] == [0, 1]
     assert result.trials[0]["params"] != result.trials[1]["params"]  # a sampler seed per worker
     assert (tmp_path / "study" / "best.yaml").is_file()

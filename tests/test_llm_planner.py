@@ -9,7 +9,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -509,70 +509,50 @@ def test_http_a_provider_error_says_what_the_provider_said(
     assert "sk-test" not in said and all(ch.isprintable() for ch in said)
 
 
-def claw(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    environ = {**os.environ, "OPENAI_API_KEY": "sk-test-not-a-real-key"}
-    return subprocess.run(
-        [sys.executable, "-m", "claw", *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=environ,
-    )
+ClawRun = Callable[..., subprocess.CompletedProcess[str]]  # conftest's claw_in_process
+KEYED = {"OPENAI_API_KEY": "sk-test-not-a-real-key"}  # the environment of the CLI runs below
 
 
-def claw_here(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, *args: str
-) -> tuple[int, str]:
-    """``claw ARGS`` in this process, as the console script runs it (``claw.cli.main``): its exit
-    code and stdout. No new interpreter to start, nor litellm to import again (seconds each)."""
-    from claw.cli import main
-
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
-    capsys.readouterr()
-    with pytest.raises(SystemExit) as exit_info:
-        main(list(args))
-    assert isinstance(exit_info.value.code, int)
-    return exit_info.value.code, capsys.readouterr().out
-
-
-def test_http_a_valid_plan_over_the_wire(server: str) -> None:
+def test_http_a_valid_plan_over_the_wire(server: str, claw_in_process: ClawRun) -> None:
     FakeOpenAI.script = [("ok", json.dumps(GOOD))]
-    result = claw(INSTRUCTION, "--seed", "1", "--planner", "openai/test-model", "--api-base",
-                  server, "--json")  # fmt: skip
+    result = claw_in_process(INSTRUCTION, "--seed", "1", "--planner", "openai/test-model",
+                             "--api-base", server, "--json", env=KEYED)  # fmt: skip
     assert result.returncode == 0, result.stdout + result.stderr
     assert json.loads(result.stdout)["success"] is True
     assert FakeOpenAI.seen[0]["model"] == "test-model"
     assert "sk-test" not in result.stdout + result.stderr  # keys are never printed
 
 
-def test_http_a_429_then_success(
-    server: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_http_a_429_then_success(server: str, claw_in_process: ClawRun) -> None:
     FakeOpenAI.script = [("429", ""), ("ok", json.dumps(GOOD))]
-    code, out = claw_here(capsys, monkeypatch, INSTRUCTION, "--seed", "1", "--planner",
-                          "openai/test-model", "--api-base", server, "--json")  # fmt: skip
-    assert code == 0 and json.loads(out)["success"] is True, out
+    result = claw_in_process(INSTRUCTION, "--seed", "1", "--planner", "openai/test-model",
+                             "--api-base", server, "--json", env=KEYED)  # fmt: skip
+    assert result.returncode == 0 and json.loads(result.stdout)["success"] is True, result.stdout
     assert len(FakeOpenAI.seen) == 2
 
 
 def test_http_a_reply_slower_than_the_timeout_exits_3(server: str) -> None:
-    """Answers that take 2 minutes each: the 1 s deadline ends the run long before one comes
+    """Answers that take 2 minutes each: the 1 s deadline ends the run long before one comes.
+    In a process of its own: one with a call abandoned at its deadline ends with ``os._exit``
     (the subprocess's 100 s limit is the hang guard, far above a loaded machine's start-up)."""
     FakeOpenAI.script = [("slow", 120.0)] * 4
-    result = claw(INSTRUCTION, "--planner", "openai/test-model", "--api-base", server,
-                  "--timeout", "1", "--json", timeout=100)  # fmt: skip
+    result = subprocess.run(
+        [sys.executable, "-m", "claw", INSTRUCTION, "--planner", "openai/test-model",
+         "--api-base", server, "--timeout", "1", "--json"],
+        capture_output=True, text=True, timeout=100, env={**os.environ, **KEYED},
+    )  # fmt: skip
     assert result.returncode == 3, result.stdout + result.stderr
     assert json.loads(result.stdout)["error"]["kind"] == "planner_unavailable"
 
 
 def test_http_unavailable_falls_back_offline_when_asked(
-    server: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    server: str, claw_in_process: ClawRun
 ) -> None:
     FakeOpenAI.script = [("429", "")] * 5
-    code, out = claw_here(capsys, monkeypatch, INSTRUCTION, "--seed", "1", "--planner",
-                          "openai/test-model", "--api-base", server, "--fallback", "offline",
-                          "--json")  # fmt: skip
-    assert code == 0 and json.loads(out)["success"] is True, out
+    result = claw_in_process(INSTRUCTION, "--seed", "1", "--planner", "openai/test-model",
+                             "--api-base", server, "--fallback", "offline", "--json",
+                             env=KEYED)  # fmt: skip
+    assert result.returncode == 0 and json.loads(result.stdout)["success"] is True, result.stdout
     assert len(FakeOpenAI.seen) == 3  # the first try and two retries, then offline
 
 

@@ -8,12 +8,13 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from test_learning import TINY_TUNE
 
 from claw.cli import expand_args, main
 from claw.eval import load_suite, run_suite
@@ -34,15 +35,8 @@ def few_cases(n: int) -> Suite:
     return suite.model_copy(update={"cases": picked})
 
 
-@pytest.fixture(scope="module")
-def local_ray() -> Iterator[None]:
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    yield
-    ray.shutdown()
-
-
 def test_basic_on_ray_gives_the_results_of_two_local_workers(
-    local_ray: None, comparable: Callable[[SuiteResult], list[dict[str, Any]]]
+    local_ray: str, comparable: Callable[[SuiteResult], list[dict[str, Any]]]
 ) -> None:
     basic = load_suite("basic")  # every fifth case: each family, at a fifth of the cost
     suite = basic.model_copy(update={"cases": basic.cases[::5]})
@@ -60,7 +54,7 @@ def test_basic_on_ray_gives_the_results_of_two_local_workers(
 
 
 def test_a_sweep_fans_out_on_ray_with_the_local_results(
-    local_ray: None, tmp_path: Path, comparable: Callable[[SuiteResult], list[dict[str, Any]]]
+    local_ray: str, tmp_path: Path, comparable: Callable[[SuiteResult], list[dict[str, Any]]]
 ) -> None:
     from claw.eval.sweep import Sweep, run_sweep
 
@@ -77,7 +71,7 @@ def test_a_sweep_fans_out_on_ray_with_the_local_results(
 
 
 def test_a_case_lost_with_its_worker_is_retried_once_then_reported(
-    local_ray: None, tmp_path: Path
+    local_ray: str, tmp_path: Path
 ) -> None:
     suite = few_cases(3)
     crashed_once = tmp_path / "crashed"
@@ -101,7 +95,7 @@ def test_a_case_lost_with_its_worker_is_retried_once_then_reported(
     assert lost[1].result_json == lost[2].result_json == "{}"
 
 
-def test_leaving_early_cancels_the_cases_not_finished(local_ray: None) -> None:
+def test_leaving_early_cancels_the_cases_not_finished(local_ray: str) -> None:
     suite = few_cases(4)
 
     def slow_but_first(suite_json: str, index: int, *rest: Any) -> CaseOutcome:
@@ -113,38 +107,47 @@ def test_leaving_early_cancels_the_cases_not_finished(local_ray: None) -> None:
     outcomes = run_cases(*args, case_fn=slow_but_first)
     assert next(outcomes).index == 0
     outcomes.close()  # what Ctrl-C does to the loop
+
+    def free() -> bool:
+        """Both CPUs free, and still a second later: the cancels land one by one, and a queued
+        case may start before its own stops it."""
+        if ray.available_resources().get("CPU", 0) < 2:
+            return False
+        time.sleep(1.0)
+        return ray.available_resources().get("CPU", 0) == 2
+
     deadline = time.monotonic() + 120
-    while ray.available_resources().get("CPU", 0) < 2 and time.monotonic() < deadline:
+    while not free() and time.monotonic() < deadline:
         time.sleep(0.5)
     assert ray.available_resources().get("CPU", 0) == 2  # the sleeping cases were stopped
 
 
-def test_tune_on_ray_runs_trials_in_parallel_on_one_study(local_ray: None, tmp_path: Path) -> None:
+def test_tune_on_ray_runs_trials_in_parallel_on_one_study(local_ray: str, tmp_path: Path) -> None:
     from claw.learning.tune import tune
 
     study = tmp_path / "study"
-    # one evaluation (20 episodes, most of a trial's cost) per trial
-    kwargs: dict[str, Any] = {"algo": "sac", "steps": 60, "n_envs": 1, "eval_freq": 60}
-    result = tune("reach", 3, study, parallel=2, on_ray=True, **kwargs)
+    result = tune("reach", 3, study, parallel=2, on_ray=True, **TINY_TUNE)
     assert len(result.trials) == 3 and {t["state"] for t in result.trials} <= {"COMPLETE", "PRUNED"}
     assert (study / "best.yaml").is_file() and (study / "trials.json").is_file()
     assert len({json.dumps(t["params"], sort_keys=True) for t in result.trials}) == 3
-    again = tune("reach", 1, study, **kwargs)  # the study resumes where it was
+    again = tune("reach", 1, study, **TINY_TUNE)  # the study resumes where it was
     assert [t["number"] for t in again.trials] == [0, 1, 2, 3]
 
 
-def test_claw_tune_ray_parallel_writes_the_best(local_ray: None, tmp_path: Path) -> None:
+def test_claw_tune_ray_parallel_writes_the_best(local_ray: str, tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
     from claw.cli import app
 
     args = ["tune", "reach", "--ray", "auto", "--parallel", "2", "--trials", "2", "--algo", "sac"]
-    args += ["--steps", "60", "--n-envs", "1", "--eval-freq", "60"]
+    args += ["--steps", "60", "--n-envs", "1", "--eval-freq", "60", "--eval-episodes", "2"]
     result = CliRunner().invoke(app, [*args, "--study-dir", str(tmp_path / "s"), "--json"])
     assert result.exit_code == 0, result.output
     assert (
         len(json.loads(result.output)["trials"]) == 2 and (tmp_path / "s" / "best.yaml").is_file()
     )
+    trial = yaml.safe_load((tmp_path / "s" / "trial-000" / "config.yaml").read_text())
+    assert trial["eval_episodes"] == 2
     assert ray.is_initialized()  # a Ray the command did not start stays up
 
 

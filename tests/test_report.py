@@ -8,6 +8,7 @@ import json
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -207,14 +208,12 @@ def test_reports_that_cannot_be_read(tmp_path: Path, result: SuiteResult) -> Non
     assert compare_files(tmp_path / "a.json", tmp_path / "r").changed == []
 
 
-def claw(*args: object, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "claw", *map(str, args)],
-        capture_output=True, text=True, timeout=timeout,
-    )  # fmt: skip
-
-
-def test_the_command_writes_a_report_and_compares(tmp_path: Path, fixed: SuiteResult) -> None:
+def test_the_command_writes_a_report_and_compares(
+    tmp_path: Path,
+    fixed: SuiteResult,
+    claw_in_process: Callable[..., subprocess.CompletedProcess[str]],
+) -> None:
+    claw = claw_in_process  # the commands in this process: a new one per command adds only imports
     (tmp_path / "tiny.yaml").write_text(yaml.safe_dump(TINY))
     a, b, out = tmp_path / "a.json", tmp_path / "b.json", tmp_path / "out"
     run = claw("eval", tmp_path / "tiny.yaml", "--json", a, "--report", out)

@@ -11,6 +11,7 @@ import os
 import resource
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -52,8 +53,11 @@ def test_default_command_json_has_the_design_keys() -> None:
 
 
 @pytest.mark.parametrize("seed", [7, 19])
-def test_default_command_on_other_seeds(seed: int) -> None:
-    result = claw(DEFAULT_COMMAND, "--seed", str(seed), "--json")
+def test_default_command_on_other_seeds(
+    seed: int, claw_in_process: Callable[..., subprocess.CompletedProcess[str]]
+) -> None:
+    # in this process (seconds less): the seed is what is tested; the user's process, above
+    result = claw_in_process(DEFAULT_COMMAND, "--seed", str(seed), "--json")
     assert result.returncode == 0, result.stdout
     assert json.loads(result.stdout)["success"] is True
 
@@ -74,12 +78,17 @@ def test_human_output_succeeds_quietly_on_stderr() -> None:
         ((DEFAULT_COMMAND, "--scene", "nowhere"), "invalid_scene"),
     ],
 )
-def test_bad_input_exits_2_with_one_line(args: tuple[str, ...], kind: str) -> None:
+def test_bad_input_exits_2_with_one_line(
+    args: tuple[str, ...],
+    kind: str,
+    claw_in_process: Callable[..., subprocess.CompletedProcess[str]],
+) -> None:
     human = claw(*args)
     assert human.returncode == 2
     lines = human.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"error: {kind}: "), human.stderr
-    as_json = claw(*args, "--json")
+    # the same input under --json in this process: the document is the process's (seconds less)
+    as_json = claw_in_process(*args, "--json")
     assert as_json.returncode == 2
     out = json.loads(as_json.stdout)
     assert set(out) == RESULT_KEYS and out["error"]["kind"] == kind and out["steps"] == []
@@ -102,21 +111,23 @@ def test_invalid_scene_file_exits_2(tmp_path: Path) -> None:
     assert json.loads(result.stdout)["error"]["kind"] == "invalid_scene"
 
 
-def test_unavailable_planner_exits_3() -> None:
-    env_free = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    result = subprocess.run(
-        [sys.executable, "-m", "claw", DEFAULT_COMMAND, "--planner", "some-model", "--json"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**env_free, "CLAW_API_BASE": ""},
+def test_unavailable_planner_exits_3(
+    claw_in_process: Callable[..., subprocess.CompletedProcess[str]],
+) -> None:
+    """In this process: a new one would import litellm (~11 s); test_llm_planner.py's slow reply
+    exits 3 from a process of its own."""
+    keyless: dict[str, str | None] = {k: None for k in os.environ if k.endswith("_API_KEY")}
+    result = claw_in_process(
+        DEFAULT_COMMAND, "--planner", "some-model", "--json", env={**keyless, "CLAW_API_BASE": ""}
     )
     assert result.returncode == 3, result.stdout + result.stderr
     out = json.loads(result.stdout)
     assert out["error"]["kind"] == "planner_unavailable" and out["steps"] == []
 
 
-def test_a_task_that_reads_but_fails_exits_1(tmp_path: Path) -> None:
+def test_a_task_that_reads_but_fails_exits_1(
+    tmp_path: Path, claw_in_process: Callable[..., subprocess.CompletedProcess[str]]
+) -> None:
     """The green block sits in the way of pushing the red one left: attempted, failed."""
     scene = tmp_path / "blocked.yaml"
     scene.write_text(
@@ -130,7 +141,8 @@ def test_a_task_that_reads_but_fails_exits_1(tmp_path: Path) -> None:
             }
         )
     )
-    result = claw("push the red block 10 cm to the left", "--scene", str(scene), "--json")
+    # the JSON in this process (seconds less); the human output below from a user's process
+    result = claw_in_process("push the red block 10 cm to the left", "--scene", scene, "--json")
     assert result.returncode == 1, result.stdout
     out = json.loads(result.stdout)
     assert out["success"] is False and out["error"] is None
@@ -141,12 +153,15 @@ def test_a_task_that_reads_but_fails_exits_1(tmp_path: Path) -> None:
     assert "why: step push failed" in human.stdout and human.stderr == ""
 
 
-def test_video_gif_is_playable(tmp_path: Path) -> None:
+def test_video_gif_is_playable(
+    tmp_path: Path, claw_in_process: Callable[..., subprocess.CompletedProcess[str]]
+) -> None:
     import imageio.v3 as iio
 
     path = tmp_path / "x.gif"
-    # a short task: writing a GIF costs about 0.08 s a frame
-    result = claw("pick up the red block", "--video", str(path), "--json")
+    # a short task: writing a GIF costs about 0.08 s a frame; in this process (the file is
+    # what is tested; a new process adds seconds of imports)
+    result = claw_in_process("pick up the red block", "--video", path, "--json")
     assert result.returncode == 0, result.stdout + result.stderr
     frames = iio.imread(path, index=None)
     assert frames.ndim == 4 and frames.shape[0] > 10 and frames.shape[-1] in (3, 4)
