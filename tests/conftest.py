@@ -36,6 +36,15 @@ def make_env() -> Iterator[Callable[..., TabletopEnv]]:
         env.close()
 
 
+@pytest.fixture(scope="module")
+def default_env() -> Iterator[TabletopEnv]:
+    """The default scene at seed 0, shared by a module's tests that only plan on it."""
+    env = TabletopEnv()
+    env.reset(seed=0, options={"scene": "default"})
+    yield env
+    env.close()
+
+
 @pytest.fixture
 def claw_in_process(
     capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
+from reading import goal_of
 
 from claw.envs import TabletopEnv
 from claw.planner import OfflinePlanner
@@ -31,17 +32,6 @@ def side_by_side() -> TabletopEnv:
     env = TabletopEnv()
     env.reset(seed=0, options={"scene": SIDE_BY_SIDE})
     return env
-
-
-@pytest.fixture(scope="module")
-def default_env() -> TabletopEnv:
-    env = TabletopEnv()
-    env.reset(seed=0, options={"scene": "default"})
-    return env
-
-
-def goal_of(env: TabletopEnv, instruction: str) -> list[str]:
-    return [str(p) for p in OfflinePlanner().plan(instruction, env).goal]
 
 
 @pytest.mark.parametrize(

@@ -7,6 +7,7 @@ import json
 from collections.abc import Callable
 
 import pytest
+from reading import goal_of
 from typer.testing import CliRunner
 
 from claw.cli import app
@@ -17,17 +18,6 @@ from claw.planner.robust import read_instruction, typo_distance
 from claw.runtime import run_instruction
 
 MakeEnv = Callable[..., TabletopEnv]
-
-
-@pytest.fixture(scope="module")
-def default_env() -> TabletopEnv:
-    env = TabletopEnv()
-    env.reset(seed=0, options={"scene": "default"})
-    return env
-
-
-def goal_of(env: TabletopEnv, instruction: str) -> list[str]:
-    return [str(p) for p in OfflinePlanner().plan(instruction, env).goal]
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,12 @@
+"""What the offline planner plans for an instruction, for the tests of its reader."""
+
+from __future__ import annotations
+
+from claw.envs import TabletopEnv
+from claw.planner import OfflinePlanner
+
+
+def goal_of(env: TabletopEnv, instruction: str) -> list[str]:
+    """The goal the offline planner plans for ``instruction`` on ``env`` as it stands, each
+    predicate written out."""
+    return [str(p) for p in OfflinePlanner().plan(instruction, env).goal]
