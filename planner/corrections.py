@@ -4,9 +4,10 @@ sorry, I meant to the right of it" is "move it to the right of the yellow block"
 request after "actually no," replaces the one before it.
 
 A correction starts at a marker (:data:`MARKERS`: "no", "wait", "sorry", "I meant", "actually",
-...) after a comma, a full stop, a dash or an ellipsis. What follows it replaces the end of what
-came before, from the last word of the same kind as its first (a determiner for a noun phrase,
-a relation word for a place); a whole request replaces everything before, its "it" the objects
+...) after a comma, a full stop, a dash or an ellipsis (anywhere, for a marker of two words and
+"sorry") and ends with its part (at "then", a full stop). It replaces the end of what came
+before, from the last word of the same kind as its first (a determiner for a noun phrase, a
+relation word for a place); a whole request replaces everything before, its "it" the objects
 moved there.
 
 API::
@@ -21,6 +22,7 @@ from functools import cache
 
 from claw.planner import lexicon
 from claw.planner.indirect import Rewrite
+from claw.planner.parsing import part_spans
 
 __all__ = ["MARKERS", "corrections"]
 
@@ -30,6 +32,7 @@ MARKERS = (("no", "wait"), ("wait", "no"), ("no",), ("wait",), ("sorry",), ("oop
 """What starts a correction of what was just said (one after another: "sorry, I meant")."""
 _BOUNDARIES = {",", ".", ";", "-", "!", "?", "..."}
 _PRONOUNS = {"it", "them"}
+_SAID_ALONE = {"sorry", "oops"}
 
 
 @cache
@@ -45,6 +48,14 @@ def _kind(word: str) -> str:
     if word in _relation_leads():
         return "place"
     return word
+
+
+def _unmistakable(words: list[str], i: int) -> bool:
+    """Whether a marker starts at ``i`` that needs no comma before it ("in the blue box no
+    wait the red box"): one of two words, or "sorry" / "oops"."""
+    return any(
+        tuple(words[i : i + len(m)]) == m and (len(m) > 1 or m[0] in _SAID_ALONE) for m in MARKERS
+    )
 
 
 def _marker_end(words: list[str], i: int) -> int | None:
@@ -65,7 +76,8 @@ def corrections(words: list[str], verbs: frozenset[str]) -> Iterator[Rewrite]:
     it has no correction. ``verbs``: the verbs that start a whole request."""
     start = next(
         (i for i in reversed(range(1, len(words)))
-         if words[i - 1] in _BOUNDARIES and _marker_end(words, i) is not None),
+         if (words[i - 1] in _BOUNDARIES or _unmistakable(words, i))
+         and _marker_end(words, i) is not None),
         None,
     )  # fmt: skip
     if start is None:
@@ -75,14 +87,15 @@ def corrections(words: list[str], verbs: frozenset[str]) -> Iterator[Rewrite]:
     before = list(range(start - 1))
     while before and words[before[-1]] in _BOUNDARIES:
         before.pop()
-    after = [w for w in words[end:] if w != "instead"]
+    later = end + _first_part_end(words[end:])  # what follows the correction's own part
+    after = [w for w in words[end:later] if w != "instead"]
     if not after or not before:
         return
-    markers = set(range(before[-1] + 1, end)) | {i for i in range(end, len(words))
+    markers = set(range(before[-1] + 1, end)) | {i for i in range(end, later)
                                                  if words[i] == "instead"}  # fmt: skip
     if after[0] in verbs:  # a whole new request: its "it" is what the old one moved
         moved = _objects(words[: before[-1] + 1])
-        yield Rewrite(_with_referent(after, moved), set(before) | markers)
+        yield Rewrite([*_with_referent(after, moved), *words[later:]], set(before) | markers)
         return
     alike = [j for j in reversed(before) if _kind(words[j]) == _kind(after[0])]
     same = [j for j in alike if words[j] == after[0] and _type(words, j) == _type(after, 0)]
@@ -91,8 +104,15 @@ def corrections(words: list[str], verbs: frozenset[str]) -> Iterator[Rewrite]:
         end = _phrase_end(words, j, before[-1] + 1) if _kind(after[0]) == "noun" else before[-1] + 1
         replaced = words[j:end]
         kept = [*words[:j], *_with_referent(after, _last_noun_phrase(replaced)),
-                *words[end : before[-1] + 1]]  # fmt: skip
+                *words[end : before[-1] + 1], *words[later:]]  # fmt: skip
         yield Rewrite(kept, set(range(j, end)) | markers)
+
+
+def _first_part_end(words: list[str]) -> int:
+    """Where the first part of ``words`` ends: at its strong separator ("then", a full stop),
+    which a correction does not reach past; all of them when there is none."""
+    spans = part_spans(" ".join(words))
+    return spans[0][1] if len(spans) > 1 else len(words)
 
 
 def _phrase_end(words: list[str], start: int, limit: int) -> int:

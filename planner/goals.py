@@ -482,7 +482,8 @@ def _unstack(
 ) -> list[Predicate]:
     """``next_to(block, base)`` for each named block resting on a block, as high as it rests,
     and next to the box for one in a box; "take it out": next to the box it is in, or an
-    earlier request put it in (``planned``)."""
+    earlier request put it in (``planned``); one an earlier request put in or on something,
+    next to that."""
     if world is None:
         raise UnsupportedError(f"unstacking needs the scene as it is: {request.text!r}")
     rests_on = supports(world)
@@ -511,7 +512,9 @@ def _unstack(
     # "put them on the table", "remove the green block": out of a box too ("the tower": not)
     out_of_boxes = request.relation == "table" or not all(r.every for r in request.objects)
     for obj in sorted(named, key=lambda o: -world.get(o).bottom):  # top down
-        if obj in on_blocks:
+        if obj in planned:  # "put it in the box, then put it (back) on the table": off that
+            goals.append(Predicate.of("next_to", obj, planned[obj]))
+        elif obj in on_blocks:
             base = obj
             while base in on_blocks:
                 base = on_blocks[base]

@@ -35,6 +35,7 @@ from claw.planner.parsing import (
     cached,
     child,
     parse_first,
+    part_spans,
     span,
     text_of,
     tokens,
@@ -50,7 +51,7 @@ from claw.planner.places import (
 from claw.planner.reference import parse_reference, parse_references
 
 __all__ = ["DEFAULT_PUSH", "MAX_INSTRUCTION_CHARS", "MAX_SENTENCE_TOKENS", "SMALL_PUSH",
-           "normalise", "parse_clause", "parse_instruction", "split_clauses",
+           "normalise", "parse_clause", "parse_instruction", "split_clauses", "split_parts",
            "split_turns"]  # fmt: skip
 
 MAX_INSTRUCTION_CHARS = 1000
@@ -107,6 +108,19 @@ def split_clauses(text: str) -> list[str]:
     return [clause for _, clause in split_turns(text)]
 
 
+def split_parts(text: str) -> list[str]:
+    """The parts of a normalised text between strong separators (full stops, "then", "after
+    that"), in order, their separators left out.
+
+    Raises:
+        UnparseableError: a part with more than ``MAX_SENTENCE_TOKENS`` words and marks.
+    """
+    words, spans = tokens(text), part_spans(text)
+    for start, end in spans:
+        _check_sentence(words, start, end)
+    return [words.slice(start, end).strip(" ,") for start, end in spans]
+
+
 def split_turns(text: str) -> list[tuple[int, str]]:
     """:func:`split_clauses`, each clause with its turn: the number of the part (between strong
     separators: full stops, "then", "after that") it is in, from 0."""
@@ -116,11 +130,8 @@ def split_turns(text: str) -> list[tuple[int, str]]:
     def with_verb(piece: str) -> str:
         return piece if verb_at(piece) or verb is None else f"{verb} {piece}"
 
-    tree, words = parse_first("instruction", text)  # type: ignore[misc]
-    parts = (c for c in tree.children if isinstance(c, Tree) and c.data == "part")
-    for turn, part in enumerate(parts):
-        _check_sentence(words, *span(part))
-        parse = parse_first("pieces", words.slice(*span(part)).strip(" ,"))
+    for turn, part in enumerate(split_parts(text)):
+        parse = parse_first("pieces", part)
         if parse is None:
             continue
         nodes = [c for c in parse[0].children if isinstance(c, Tree) and c.data != "seq"]
@@ -190,12 +201,16 @@ def _unstacking(found: tuple[str, str, str] | None, text: str, clause: str) -> R
         return parse_unstack(text_of(apart, "span"), clause)
     words = tokens(text)
     if len(words.words) > 2 and words.words[-1] in ("out", "off") and words.words[0] in _OFF_VERBS:
-        taken = parse_unstack(words.slice(1, len(words.words) - 1), clause)  # "take it out"
+        end = len(words.words) - 1
+        while end > 2 and words.words[end - 1] in _ADVERBS:  # "take it back out"
+            end -= 1
+        taken = parse_unstack(words.slice(1, end), clause)  # "take it out"
         return taken.model_copy(update={"relation": "out"}) if words.words[-1] == "out" else taken
     return None
 
 
 _OFF_VERBS = set(lexicon.GRAMMAR_WORDS["off_verb"])
+_ADVERBS = set(lexicon.GRAMMAR_WORDS["adverb"])
 
 
 def _read_unsupported(c: _Verbed) -> Request:

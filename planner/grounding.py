@@ -92,6 +92,9 @@ def ground(
     if ref.anaphoric and len(found) > 1:  # "the same container": the one named last
         recent = [n for n in reversed(list(mentioned or [])) if n in found]
         found = recent[:1] or found
+    elif ref.quantity == "one" and len(found) > 1:  # "… from the box, then … into the box"
+        named = [n for n in found if n in (mentioned or ())]
+        found = named if len(named) == 1 else found
     return _chosen(ref, found)
 
 
@@ -158,15 +161,9 @@ def _spatial(
         return [n for n in found if _in_region(position[n], f.region)]
     if f.kind == "relation":
         assert f.target is not None and f.relation is not None
-        landmarks = ground(f.target, names, world, last=last, mentioned=mentioned)
+        landmarks = _landmarks(f, found, names, world, last, mentioned)
         _note(mentioned, landmarks)
-        keep = []
-        for n in found:
-            pairs = [(m, n) if f.inverse else (n, m) for m in landmarks if m != n]
-            holds = any(evaluate(Predicate.of(f.relation, a, b), world).holds for a, b in pairs)
-            if holds != f.negated:
-                keep.append(n)
-        return keep
+        return [n for n in found if any(_relates(f, n, m, world) for m in landmarks) != f.negated]
     if f.kind == "extreme":
         return _ranked(ref, f, found, names, world, position, last, mentioned)
     if f.kind == "color":
@@ -209,6 +206,42 @@ def _spatial(
     chosen = order[index]
     _check_gap(ref, [position[n][axis] * sign for n in order], index, order)
     return [chosen]
+
+
+def _relates(f: Filter, obj: str, landmark: str, world: WorldState) -> bool:
+    """Whether a relation filter's relation holds between ``obj`` and ``landmark``."""
+    assert f.relation is not None
+    if obj == landmark:
+        return False
+    a, b = (landmark, obj) if f.inverse else (obj, landmark)
+    return evaluate(Predicate.of(f.relation, a, b), world).holds
+
+
+def _landmarks(
+    f: Filter,
+    found: list[str],
+    names: list[str],
+    world: WorldState,
+    last: list[str] | None,
+    mentioned: Sequence[str] | None,
+) -> list[str]:
+    """What a relation filter's target picks; a definite one that could be several ("the
+    blue block from the box", two boxes) is the one the relation holds with, when only one.
+
+    Raises:
+        AmbiguousError: the relation holds with none or several of them (or it is negated).
+    """
+    assert f.target is not None
+    try:
+        return ground(f.target, names, world, last=last, mentioned=mentioned)
+    except AmbiguousError:
+        if f.negated or f.target.quantity != "one":
+            raise
+        every = ground(f.target.loosened(), names, world, last=last, mentioned=mentioned)
+        related = [m for m in every if any(_relates(f, n, m, world) for n in found)]
+        if len(related) != 1:
+            raise
+        return related
 
 
 _SIDE_AXES = {"left": (1, 1.0), "right": (1, -1.0), "far": (0, 1.0), "near": (0, -1.0)}

@@ -1,8 +1,10 @@
 """Requests said indirectly, read as the direct request they mean: a passive ("can the red block
 be put in the blue box?": "put the red block in the blue box"), a causative ("make the red block
 go to the right side": "move the red block to the right side"), a place said first ("in the
-drawer, pick up the red block") and a wanted state after "make sure", "make it so", "see that"
-("make sure the red block is in the box": "the red block in the box", a place).
+drawer, pick up the red block"), an object said first ("the blue block, put it next to the red
+box"), a box said to hold something ("the red box should hold the green block") and a wanted
+state after "make sure", "make it so", "see that" or "the goal is" ("make sure the red block is
+in the box": "the red block in the box", a place).
 
 Each rewrite says which typed words it left out; a negation among them ("the block should not be
 moved") stops it.
@@ -12,6 +14,8 @@ API::
     active(words, names_something)        # Rewrite(words=["put", "the", "red", ...], ...) or None
     causative(words, names_something)     # Rewrite(words=["move", ...], ...) or None
     fronted(words, verbs)                 # Rewrite(words=["pick", "up", ...], ...) or None
+    topic(words, verbs, names_something)  # Rewrite(words=["put", "the", "blue", ...]) or None
+    holder(words, names_something)        # Rewrite(words=["put", "the", "green", ...]) or None
     wanted_state(words, names_something)  # the token indices to leave out, or an empty set
 """
 
@@ -21,9 +25,11 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from functools import cache
 
+from claw.planner import lexicon
 from claw.planner.inflection import verb_forms
 
-__all__ = ["NEGATIONS", "Rewrite", "active", "causative", "fronted", "phrase_start", "wanted_state"]
+__all__ = ["NEGATIONS", "STATE_VERBS", "Rewrite", "active", "causative", "fronted", "holder",
+           "phrase_start", "topic", "wanted_state"]  # fmt: skip
 
 AUXILIARIES = {"be", "is", "are", "was", "were", "been", "being", "get", "gets", "got"}
 """The words before a participle that make it passive ("be put", "get moved")."""
@@ -37,6 +43,8 @@ MOTIONS = {"go", "goes", "move", "moves", "sit", "sits", "be", "end", "ends", "s
 """What a causative's object is made to do that is a move to where the rest says."""
 FRONTED_LEADS = {"in", "inside", "on", "from", "at", "within"}
 """What a place said before the request starts with ("in the drawer, pick up the red block")."""
+TOPIC_MARKS = {",", ".", ":", ";", "-", "..."}
+"""What closes an object said before the request about it ("the blue block. put it ...")."""
 COMPLEMENTS = {"so", "sure", "that"}
 """The words that close a lead-in to a wanted state ("make it so", "make sure", "see that")."""
 NEGATIONS = {"not", "no", "never", "without", "nothing", "none"}
@@ -127,17 +135,66 @@ def fronted(words: list[str], verbs: Collection[str]) -> Rewrite | None:
     return Rewrite([*words[v:], *lead], set(range(len(lead), v)))
 
 
+def topic(
+    words: list[str], verbs: Collection[str], names_something: Callable[[str], bool]
+) -> Rewrite | None:
+    """ "the blue block, put it next to the red box", "green cube: place on the yellow cube":
+    the object said first, then the request about it — read as its "it", else right after its
+    verb. None when ``words`` does not start with a noun phrase (no verb, no place, no "not")
+    and a mark, then a verb."""
+    start = next((i for i, w in enumerate(words) if w not in TOPIC_MARKS), len(words))
+    end = next((i for i in range(start, len(words)) if words[i] in TOPIC_MARKS), None)
+    if end is None or end == start:
+        return None
+    lead = words[start:end]
+    if (set(lead) & {*verbs, *NEGATIONS, *FRONTED_LEADS} or lead[0] in FRONTED_LEADS
+            or not any(names_something(w) for w in lead)):  # fmt: skip
+        return None
+    v = next((i for i in range(end, len(words)) if words[i] not in TOPIC_MARKS), len(words))
+    said = words[v:]
+    if not said or said[0] not in verbs or NEGATIONS & set(said):
+        return None
+    marks = set(range(start)) | set(range(end, v))
+    pronoun = next((k for k, w in enumerate(said) if w in ("it", "them")), None)
+    if pronoun is not None:
+        return Rewrite([*said[:pronoun], *lead, *said[pronoun + 1 :]], marks | {v + pronoun})
+    verb = 2 if " ".join(said[:2]) in verbs else 1  # "pick up"
+    return Rewrite([*said[:verb], *lead, *said[verb:]], marks)
+
+
+def holder(words: list[str], names_something: Callable[[str], bool]) -> Rewrite | None:
+    """ "the red box should end up holding the green block", "can you make the box hold it": a
+    box said to hold something, read as putting it in the box ("put the green block in the red
+    box"). None when ``words`` is not a box (after words that ask), words that name nothing, a
+    verb of holding and what it holds."""
+    box = next((i for i, w in enumerate(words) if lexicon.TYPE_WORDS.get(w) == "box"), None)
+    verb = next((i for i, w in enumerate(words) if w in lexicon.HOLDING_VERBS), None)
+    if box is None or verb is None or not box < verb < len(words) - 1 or NEGATIONS & set(words):
+        return None
+    first = next(i for i, w in enumerate(words) if names_something(w) or i == box)
+    start = phrase_start(words, first)
+    asking = set(words[:start]) <= {*MODALS, *CAUSATIVES, "you"}  # "can you make the box hold"
+    if not asking or any(names_something(w) for w in words[box + 1 : verb]):
+        return None
+    held = words[verb + 1 :]
+    return Rewrite(
+        ["put", *held, "in", *words[start : box + 1]], {*range(start), *range(box + 1, verb + 1)}
+    )
+
+
 def wanted_state(words: list[str], names_something: Callable[[str], bool]) -> set[int]:
-    """In "make sure the red block is in the box" (a lead-in that names nothing, closed by
-    "so", "sure" or "that"): the lead-in and the copulas, by token index — what is left reads
-    as a place. Empty when ``words`` is not such a request (or says "not")."""
+    """In "make sure the red block is in the box", "the goal is the red block in the box" (a
+    lead-in that names nothing, closed by "so", "sure", "that" or a copula): the lead-in and
+    the copulas, by token index — what is left reads as a place. Empty when ``words`` is not
+    such a request (or says "not")."""
     first = next((i for i, w in enumerate(words) if names_something(w)), None)
     if first is None or set(words) & NEGATIONS:
         return set()
     start = phrase_start(words, first)
-    if not set(words[:start]) & COMPLEMENTS:
+    closed = start and words[start - 1] in _COPULAS  # "the goal is", "what I want is"
+    if not (set(words[:start]) & COMPLEMENTS or closed):
         return set()
-    return set(range(start)) | {i for i in range(start, len(words)) if words[i] in _COPULAS}
+    return set(range(start)) | {i for i in range(start, len(words)) if words[i] in STATE_VERBS}
 
 
 def phrase_start(words: list[str], first: int, floor: int = 0) -> int:
@@ -149,3 +206,7 @@ def phrase_start(words: list[str], first: int, floor: int = 0) -> int:
 _ARTICLES = {"the", "a", "an", "all", "every"}
 _BOUNDARIES = {".", "!", "?", ";", "then"}
 _COPULAS = {"is", "are", "was", "were", "be"}
+STATE_VERBS = {*_COPULAS, "being", "been", "stay", "stays", "remain", "remains",
+               *(w for w in lexicon.BE if w.endswith(("ing", "ed")))}  # fmt: skip
+"""What a wanted state's verbs are ("that the green block stays in the box", "was sitting",
+"placed"): left out, what is left reads as a place."""

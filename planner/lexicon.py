@@ -67,6 +67,8 @@ APPROACH_VERBS = ("go to", "go towards", "go toward", "approach", "reach for", "
                   "locate")  # fmt: skip
 """Moves of the claw alone ("go towards the yellow block and lift it"): they name what comes
 next, and ask for nothing the next request's skill does not do."""
+HOLDING_VERBS = ("hold", "holds", "holding", "contain", "contains", "containing")
+"""Verbs a box is the subject of when something is in it ("the red box should hold ...")."""
 UNSUPPORTED_VERBS = (
     "rotate", "turn", "spin", "flip", "throw away", "paint", "break", "open", "close", "pour",
     "wipe", "clean", "shake", "roll", "sort", "count", "look", "wave", "dance", "jump",
@@ -144,7 +146,7 @@ UNDER_WORDS: tuple[tuple[str, ...], ...] = (("under",), ("underneath",), ("benea
 # Words of a table region: "the bottom right area" is the near right corner.
 REGION_ALIASES = {"upper": "far", "lower": "near", "back": "far", "rear": "far", "front": "near",
                   "top": "far", "bottom": "near", "centre": "center", "central": "center",
-                  "middle": "center"}  # fmt: skip
+                  "middle": "center", "mid": "center"}  # fmt: skip
 REGION_NOUNS = ("area", "zone", "quadrant", "region", "part", "edge", "end", "half", "portion")
 
 # "at the left of the blue box": the side of an object a place names
@@ -166,7 +168,9 @@ ABBREVIATIONS = {"u": "you", "ya": "you", "ur": "your", "pls": "please", "plz": 
                  "r": "are", "n": "and", "&": "and", "w/": "with", "nxt": "next",
                  "abt": "about", "b4": "before", "2nd": "second", "frst": "first",
                  "cuz": "because", "bc": "because", "wanna": "want to", "gonna": "going to",
-                 "gotta": "have to", "gimme": "give me", "lemme": "let me"}  # fmt: skip
+                 "gotta": "have to", "gimme": "give me", "lemme": "let me", "da": "the",
+                 # punctuation said aloud (dictation)
+                 "comma": ",", "period": "."}  # fmt: skip
 # Contractions typed without their apostrophe ("dont", "id like").
 CONTRACTIONS = {"dont": "do not", "doesnt": "does not", "isnt": "is not", "arent": "are not",
                 "wasnt": "was not", "werent": "were not", "cant": "cannot", "wont": "will not",
@@ -178,11 +182,12 @@ CONTRACTIONS = {"dont": "do not", "doesnt": "does not", "isnt": "is not", "arent
 # red block in the box ok"), as it leaves out words it does not know.
 HEDGES = ("like", "just", "so", "really", "actually", "maybe", "perhaps", "basically", "simply",
           "ok", "okay", "well", "kindly", "please", "literally", "quickly")  # fmt: skip
-# Small words a casual sentence has one too many of ("for me", "if possible"): a reading may
-# leave out one, or two side by side, when every such reading means the same.
+# Small words a casual sentence has one too many of ("for me", "if possible", "the red block,
+# in the box"): a reading may leave out one, or two side by side, when every such reading
+# means the same.
 SOFT_WORDS = ("for", "me", "you", "if", "possible", "can", "could", "would", "will", "to", "be",
               "there", "here", "go", "ahead", "now", "also", "some", "sort", "kind", "of",
-              "bit", "a", "over", "up", "the", "and", "have")  # fmt: skip
+              "bit", "a", "over", "up", "the", "and", "have", ",", "both")  # fmt: skip
 
 # ---- Noun phrases (claw.planner.reference) -----------------------------------------------
 PRONOUNS = {"it", "them", "that", "this", "they", "those", "these"}

@@ -410,6 +410,11 @@ def _compass(words: Cursor) -> Filter | None:
 def _region_filter(words: Cursor, ref: Reference) -> bool:
     """A region the objects are in, from the cursor ("the far left corner")."""
     n = _region_length(words)
+    said = [w for w in words.words[words.i : words.i + n] if w != "the"]
+    if len(said) == 2 and said[0] == "far" and said[1] in ("left", "right"):
+        words.i += n  # "the one on the far right": the rightmost, not the far right corner
+        ref.filters.append(Filter(kind="extreme", measure=said[1]))
+        return True
     region = named_region(words.words[words.i : words.i + n])
     if region is None or region.region is None:
         return False

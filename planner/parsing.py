@@ -314,6 +314,14 @@ def span(node: Tree | Token | None, inner: bool = False) -> tuple[int, int]:
     return (min(found), max(found) + 1) if found else (0, 0)
 
 
+def part_spans(text: str) -> list[tuple[int, int]]:
+    """The token spans (start, end) of a normalised text's parts: what comes between strong
+    separators (full stops, "then", "after that")."""
+    parse = parse_first("instruction", text)
+    children = [] if parse is None else parse[0].children
+    return [span(c) for c in children if isinstance(c, Tree) and c.data == "part"]
+
+
 def child(node: Tree | Token, name: str) -> Tree | None:
     """The first child subtree named ``name``."""
     children = node.children if isinstance(node, Tree) else []

@@ -61,8 +61,8 @@ def _names_place(target: str) -> bool:
     nouns = {"side", "corner", "center", "middle", "table", *lexicon.REGION_NOUNS}
     if _region_of(target) and nouns & set(target.split()):  # not a bare "the right"
         return True
-    region = parse_region(target)
-    if region is not None and region.region is None:  # "the corner farthest from the bowl"
+    region = parse_region(target)  # "the corner farthest from the bowl", "the edge nearest me"
+    if region is not None and (region.region is None or nouns & set(target.split())):
         return True
     try:
         parse_reference(target)

@@ -51,6 +51,7 @@ from claw.planner.lexicon import (
     PLURAL_HEADS,
     PRONOUNS,
     REGION_HEADS,
+    ROBOT,
     SIDE_WORDS,
     SIZE_NOUNS,
     SIZE_WORDS,
@@ -105,11 +106,16 @@ def parse_region(text: str) -> RegionReference | None:
     words.take("the")
     start = words.i
     kind = words.peek()
-    if kind in ("corner", "side") and words.peek(1) in EXTREME_WORDS:
-        words.i += 1
-        measure = EXTREME_WORDS[words.peek()]
-        words.i += 1
-        if measure in ("closest", "farthest") and (words.take("to") or words.take("from")):
+    if kind in REGION_HEADS and words.peek(1) in EXTREME_WORDS:
+        words.i += 2
+        measure = EXTREME_WORDS[words.words[words.i - 1]]
+        if measure in ("closest", "farthest") and (spoken := _speaker_side(words, kind, measure)):
+            return spoken  # "the edge nearest me": the near side
+        if (
+            kind in ("corner", "side")
+            and measure in ("closest", "farthest")
+            and (words.take("to") or words.take("from"))
+        ):
             try:
                 target = _phrase(words)
             except UnparseableError:
@@ -118,6 +124,23 @@ def parse_region(text: str) -> RegionReference | None:
                 return RegionReference(kind=kind, measure=measure, target=target, text=text)
         words.i = start
     return named_region(words.words[words.i :], text)
+
+
+def _speaker_side(words: Cursor, kind: str, measure: str) -> RegionReference | None:
+    """ "the corner nearest (to) me on the right": the robot stands at the table's near edge,
+    so the corner or side closest to it is a near one (farthest, a far one); what follows
+    names the rest of the region. ``None`` (cursor as found) when no robot word follows."""
+    start = words.i
+    words.take("to") or words.take("from")
+    if not words.take_any(ROBOT):
+        words.i = start
+        return None
+    rest = [w for w in words.words[words.i :] if w not in ("on", "at", "to", "in", "towards")]
+    side = "near" if measure == "closest" else "far"
+    region = named_region([side, *rest, kind], " ".join(words.words))
+    if region is None:
+        words.i = start
+    return region
 
 
 def _phrase(words: Cursor) -> Reference | None:

@@ -17,10 +17,13 @@ safe, and says what it changed (:class:`Reading`):
 4. If the text still does not read, these are left out in turn: sentences with no content word
    ("hello!", "thanks a lot."); what comes before a sentence's first verb when it holds no
    content word ("hey there, would it be possible to put ..."); a closing "when you get a
-   chance" that names nothing; the hedges (``lexicon.HEDGES``: "like", "basically"). A verbless
-   text that reads as a placement is a place ("red block in the blue box"). Last, one soft word
-   (``lexicon.SOFT_WORDS``: "for me", "if possible"), or two side by side, is left out — taken
-   only when every such reading that reads means the same.
+   chance" that names nothing; a closing "I guess" (a speaker, then only words the lexicon
+   lacks); the hedges (``lexicon.HEDGES``: "like", "basically"). A verbless text that reads as
+   a placement is a place ("red block in the blue box"). Then a self-correction, a passive, a
+   causative or a wanted state is read as the request it is. Next, one soft word
+   (``lexicon.SOFT_WORDS``: "for me", "if possible", a comma), or two side by side, is left out
+   — taken only when every such reading that reads means the same. Last, each part (between
+   full stops and "then") is read on its own, in the context of those before it.
 
 What is left out is reported (``Reading.ignored``), and so is what was read as another word
 (``Reading.corrected``); a reading that changes nothing is the grammar's own.
@@ -32,37 +35,43 @@ import itertools
 import re
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
-from functools import cache
 
 from claw.common.exceptions import ClawError
 from claw.planner import lexicon
+from claw.planner.chatter import (
+    asides,
+    chatter,
+    codas,
+    has_content,
+    headings,
+    names,
+    preambles,
+    spots,
+    wish,
+)
 from claw.planner.corrections import corrections
 from claw.planner.exceptions import AmbiguousError, UnparseableError
 from claw.planner.forms import Request
-from claw.planner.grammar import MAX_INSTRUCTION_CHARS, normalise, parse_instruction
+from claw.planner.grammar import (
+    MAX_INSTRUCTION_CHARS,
+    normalise,
+    parse_instruction,
+    split_parts,
+)
 from claw.planner.indirect import (
-    NEGATIONS,
     Rewrite,
     active,
     causative,
     fronted,
-    phrase_start,
+    holder,
+    topic,
     wanted_state,
 )
 from claw.planner.inflection import verb_forms
-from claw.planner.parsing import NUMBER, tokens
+from claw.planner.parsing import tokens
 from claw.planner.spelling import content_words, read_word, typo_distance, verb_words, vocabulary
 
 __all__ = ["Reading", "content_words", "read_instruction", "typo_distance", "vocabulary"]
-
-_SENTENCE_END = {".", "!", "?", ";"}
-_NEGATIONS = {*NEGATIONS, "except", "but"}
-_SUBORDINATORS = {"when", "whenever", "if", "once", "while"}
-_WISHING = {"would", "should", "could", "want", "wanted", "need", "needed", "like", "wish",
-            "great", "nice", "love", "prefer", "if", "let's", "lets", "please"}  # fmt: skip
-_COPULAS = {"is", "are", "was", "were", "be", "being", "been", "to",
-            *(w for w in lexicon.BE if w.endswith(("ing", "ed")))}  # fmt: skip
-"""What a wished state's verbs are ("was", "sitting", "placed"): left out, it reads as a place."""
 
 
 @dataclass(frozen=True)
@@ -120,77 +129,8 @@ def _casual(text: str) -> list[str]:
     return words
 
 
-def _sentences(words: list[str]) -> list[list[int]]:
-    """The token indices of each sentence (its end mark included)."""
-    found: list[list[int]] = [[]]
-    for i, word in enumerate(words):
-        found[-1].append(i)
-        if word in _SENTENCE_END:
-            found.append([])
-    return [s for s in found if s]
-
-
-def _has_content(words: list[str], indices: Collection[int], verbs: bool = True) -> bool:
-    """Whether any of the words at ``indices`` is a content word (a verb only with ``verbs``)."""
-    named = _naming(verbs)
-    return any(words[i] in named or NUMBER.fullmatch(words[i]) for i in indices)
-
-
-@cache
-def _naming(verbs: bool) -> frozenset[str]:
-    """The content words and negations, with or without the verbs."""
-    named = content_words() | _NEGATIONS
-    return named if verbs else named - verb_words()
-
-
-def _chatter(words: list[str]) -> set[int]:
-    """Sentences with no content word ("hello!", "thanks a lot."), by token index."""
-    return {i for s in _sentences(words) if not _has_content(words, s) for i in s}
-
-
-def _preambles(words: list[str]) -> set[int]:
-    """What comes before a sentence's first verb when it names nothing ("hey, could it be
-    possible to put ..."; a leading "if you don't mind," may say "not"), by token index."""
-    known = verb_words()
-    dropped: set[int] = set()
-    for sentence in _sentences(words):
-        first = next((k for k, i in enumerate(sentence) if words[i] in known), None)
-        if first and not _has_content(words, sentence[:first]):
-            dropped.update(sentence[:first])
-        elif first and words[sentence[0]] in _SUBORDINATORS:  # "if it isn't too much trouble,"
-            comma = next((k for k in range(first) if words[sentence[k]] == ","), None)
-            if comma and not any(words[i] in content_words() for i in sentence[:comma]):
-                dropped.update(sentence[: comma + 1])
-    return dropped
-
-
-def _codas(words: list[str]) -> set[int]:
-    """A sentence's closing "when you get a chance", "if you can": from a subordinating word
-    to the sentence's end, when it names nothing, by token index."""
-    dropped: set[int] = set()
-    for sentence in _sentences(words):
-        start = next((k for k, i in enumerate(sentence) if words[i] in _SUBORDINATORS), None)
-        if start:
-            tail = [i for i in sentence[start:] if words[i] not in _SENTENCE_END]
-            if not _has_content(words, tail, verbs=False):
-                dropped.update(tail)
-    return dropped
-
-
 Check = Callable[[list[Request]], object]
 """Raises a :class:`ClawError` when requests cannot be meant (they do not ground on the scene)."""
-
-
-def _wish(words: list[str]) -> set[int]:
-    """In a text with no verb that wishes ("it would be great if the red block was in the box"):
-    the words before the first content word and the copulas, by token index (what is left,
-    "the red block in the box", reads as a place)."""
-    if not set(words) & _WISHING:
-        return set()
-    first = next((i for i, w in enumerate(words) if _has_content(words, [i])), len(words))
-    return set(range(phrase_start(words, first))) | {
-        i for i, w in enumerate(words) if w in _COPULAS
-    }
 
 
 def _attempt(text: str, check: Check | None = None) -> list[Request] | None:
@@ -206,9 +146,11 @@ def _attempt(text: str, check: Check | None = None) -> list[Request] | None:
     return requests
 
 
-def _without_soft_words(draft: _Draft, base: set[int], check: Check | None) -> Reading | None:
+def _without_soft_words(
+    draft: _Draft, base: set[int], check: Check | None, lead: str = ""
+) -> Reading | None:
     """A reading with one soft word (or hedge), or two side by side, left out, when every
-    such reading that reads means the same (else none)."""
+    such reading that reads means the same (else none); ``lead`` ("put ") goes before each."""
     soft = {*lexicon.SOFT_WORDS, *lexicon.HEDGES}
     spots = [i for i, w in enumerate(draft.words) if i not in base | draft.unknown and w in soft]
     singles: list[tuple[int, ...]] = [(i,) for i in spots]
@@ -216,7 +158,7 @@ def _without_soft_words(draft: _Draft, base: set[int], check: Check | None) -> R
     for choices in (singles, pairs):
         found: list[tuple[tuple[int, ...], list[Request]]] = []
         for choice in choices:
-            requests = _attempt(draft.text({*base, *choice}), check)
+            requests = _attempt(lead + draft.text({*base, *choice}), check)
             if requests is not None:
                 found.append((choice, requests))
         if found:
@@ -264,7 +206,11 @@ def read_instruction(
         elif not re.fullmatch(r"[\w',.;:!?&]+", word):
             draft.unknown.add(i)  # ":)", "->": marks that say nothing here
     base: set[int] = set()
-    for dropped in (set(), _chatter(draft.words), _preambles(draft.words), _codas(draft.words)):
+    empty: set[int] = set()
+    stages = (empty, chatter(draft.words), preambles(draft.words), codas(draft.words),
+              asides(draft.words, draft.unknown), headings(draft.words),
+              spots(draft.words))  # fmt: skip
+    for dropped in stages:
         base |= dropped
         requests = _attempt(draft.text(base), check)
         if requests is not None:
@@ -274,24 +220,60 @@ def read_instruction(
     if reading is not None:
         return reading
     verbless = not set(draft.words) & verb_words()
-    for dropped in (hedges, set(), _wish(draft.words) if verbless else set()):
+    for dropped in (hedges, set(), wish(draft.words) if verbless else set()):
         text = draft.text(base | dropped)
         requests = _attempt(text, check)
         if requests is None and verbless:
             requests = _attempt(f"put {text}", check)  # "red block in the blue box"
         if requests is not None:
             return draft.reading(requests, base | dropped)
-    reading = _indirect(draft, base, hedges, check) or _without_soft_words(
-        draft, base | hedges, check
+    reading = (
+        _indirect(draft, base, hedges, check)
+        or _without_soft_words(draft, base | hedges, check)
+        or (_without_soft_words(draft, base | hedges, check, "put ") if verbless else None)
+        or _by_parts(draft, scene_words, check)
     )
     if reading is None:
         raise refusal
     return reading
 
 
-def _names(word: str) -> bool:
-    """Whether ``word`` names something (a content word that is not a verb)."""
-    return (word in _naming(False) and word not in _NEGATIONS) or NUMBER.fullmatch(word) is not None
+def _by_parts(draft: _Draft, scene_words: Collection[str], check: Check | None) -> Reading | None:
+    """Each part (between full stops, "then", "after that") read on its own, when there are
+    several: "can the red block be moved into the box, then stack the green one on it". A part
+    is read in the context of those before it ("it"); one that does not read is left out when
+    it names nothing, else read with the next ("the blue block. put it next to the red box");
+    None when the last does not read."""
+    text = draft.text()
+    parts = split_parts(text) if text else []
+    if len(parts) < 2:
+        return None
+    requests: list[Request] = []
+    ignored: list[str] = [draft.words[i] for i in sorted(draft.unknown)]
+    corrected: list[tuple[str, str]] = list(draft.corrected)
+    turn = 0
+    for k, part in enumerate(parts):
+        try:
+            reading = read_instruction(part, scene_words, _in_context(check, list(requests)))
+        except UnparseableError:
+            words = _casual(part)
+            if not has_content(words, range(len(words))):
+                ignored.extend(words)
+            elif k + 1 < len(parts):  # "the blue block. put it next to the red box"
+                parts[k + 1] = f"{part} , {parts[k + 1]}"
+            else:
+                return None
+            continue
+        requests += [r.model_copy(update={"turn": turn}) for r in reading.requests]
+        turn += 1
+        ignored.extend(reading.ignored)
+        corrected.extend(reading.corrected)
+    return Reading(requests, tuple(ignored), tuple(corrected)) if requests else None
+
+
+def _in_context(check: Check | None, before: list[Request]) -> Check | None:
+    """``check`` of requests read after ``before`` (which name what their "it" means)."""
+    return None if check is None else lambda found: check([*before, *found])
 
 
 def _corrected(
@@ -315,13 +297,19 @@ def _indirect(
     unknown = {i for i in draft.unknown if draft.words[i] not in participles}
     kept = [i for i in range(len(draft.words)) if i not in unknown | base | hedges]
     words = [draft.words[i] for i in kept]
-    rewrites = (active(words, _names), causative(words, _names), fronted(words, verb_words()))
+    rewrites = (
+        active(words, names),
+        causative(words, names),
+        fronted(words, verb_words()),
+        topic(words, verb_words(), names),
+        holder(words, names),
+    )
     found = ((kept, r) for r in rewrites if r)
     reading = _first_reading(draft, base | hedges, check, found)
     if reading is not None:
         return reading
     kept = [i for i in range(len(draft.words)) if i not in draft.unknown | base]
-    state = {kept[i] for i in wanted_state([draft.words[i] for i in kept], _names)}
+    state = {kept[i] for i in wanted_state([draft.words[i] for i in kept], names)}
     if state:
         requests = _attempt(f"put {draft.text(base | hedges | state)}", check)
         if requests is not None:

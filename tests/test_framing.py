@@ -1,0 +1,138 @@
+"""Requests in a frame: a heading before a colon, the object said first, the spot a place is
+said in, a box said to hold something, a goal stated with a copula; and references the scene
+settles: "from the box" among two boxes, "the box" named before, the edge nearest the speaker."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from reading import goal_of
+
+from claw.envs import TabletopEnv
+from claw.planner import OfflinePlanner
+from claw.planner.exceptions import AmbiguousError, UnparseableError
+from claw.planner.indirect import holder, topic
+
+TWO_BOXES = {
+    "name": "two_boxes",
+    "objects": [
+        {"type": "box", "color": "gray", "size": 0.16, "pose": [0.45, 0.15]},
+        {"type": "block", "color": "blue", "in": "gray_box"},
+        {"type": "box", "color": "brown", "pose": [0.45, -0.15]},
+        {"type": "block", "color": "yellow", "pose": [0.6, 0.0]},
+    ],
+}
+
+
+@pytest.fixture(scope="module")
+def two_boxes() -> Any:
+    env = TabletopEnv()
+    env.reset(seed=0, options={"scene": TWO_BOXES})
+    yield env
+    env.close()
+
+
+@pytest.mark.parametrize(
+    ("instruction", "goal"),
+    [
+        # headings: one that asks for something, one that names nothing, numbered steps
+        (
+            "Sort the blocks by colour: the red block goes in the red box and the blue block in "
+            "the blue box.",
+            ["in(red_block, red_box)", "in(blue_block, blue_box)"],
+        ),
+        ("Goal: red block in the blue box", ["in(red_block, blue_box)"]),
+        (
+            "Step 1: move the green block next to the blue box. Step 2: stack the yellow block "
+            "on top of the green block.",
+            ["next_to(green_block, blue_box)", "on(yellow_block, green_block)"],
+        ),
+        (
+            "Deliverable: red block and green block both in the red box. Thanks team.",
+            ["in(red_block, red_box)", "in(green_block, red_box)"],
+        ),
+        # the object said first: as the request's "it", or after its verb; across a full stop
+        ("Red block: put it in the blue box", ["in(red_block, blue_box)"]),
+        ("green cube, place on top of yellow cube", ["on(green_block, yellow_block)"]),
+        (
+            "ok ok ok just. the blue block. put it next to the red box. please.",
+            ["next_to(blue_block, red_box)"],
+        ),
+        # the spot a place is said in
+        ("move the yellow block to the vacant area behind the green block",
+         ["behind(yellow_block, green_block)"]),
+        ("place the green cube in the empty space between the two boxes",
+         ["between(green_block, blue_box, red_box)"]),
+        ("set the green block down in the open spot near the red box",
+         ["next_to(green_block, red_box)"]),
+        # a box said to hold something
+        ("the red box should end up holding the green block", ["in(green_block, red_box)"]),
+        ("can you make the blue box hold the red block please", ["in(red_block, blue_box)"]),
+        ("the blue box should contain the red block and the green block",
+         ["in(red_block, blue_box)", "in(green_block, blue_box)"]),
+        # a goal stated with a copula
+        ("the target state is the blue block stacked on the yellow block",
+         ["on(blue_block, yellow_block)"]),
+        ("what i want is the green block on the red block", ["on(green_block, red_block)"]),
+        ("I want that the green block stays in the red box", ["in(green_block, red_box)"]),
+        # the edge nearest the speaker, pushed or placed; "mid"; punctuation said aloud
+        ("slide the blue block over to the edge nearest me", ["at(blue_block, near side)"]),
+        ("move green cube to mid", ["at(green_block, center)"]),
+        ("put the red block in the blue box period then put the green block on it",
+         ["in(red_block, blue_box)", "on(green_block, red_block)"]),
+    ],
+)  # fmt: skip
+def test_framed_requests_read_as_meant(
+    default_env: TabletopEnv, instruction: str, goal: list[str]
+) -> None:
+    assert goal_of(default_env, instruction) == goal
+
+
+@pytest.mark.parametrize(
+    "instruction",
+    [
+        "the red block is in the blue box",  # a statement, asks for nothing
+        "the red block holds the green block",  # a block holds nothing
+        "the red box should not hold the green block",  # "not" stops the rewrite
+        "push the red block to the right",  # a bare side is a direction, not a place
+    ],
+)
+def test_frames_that_are_no_such_request(default_env: TabletopEnv, instruction: str) -> None:
+    try:
+        plan = OfflinePlanner().plan(instruction, default_env)
+    except UnparseableError:
+        return
+    assert not [p for p in plan.goal if p.name == "in"], plan.goal  # never read as a placing
+
+
+def test_topic_and_holder_say_what_they_left_out() -> None:
+    def names(word: str) -> bool:
+        return word in {"red", "blue", "green", "block", "box"}
+
+    def words(text: str) -> list[str]:
+        return text.split(" ")
+
+    said = topic(words("the blue block , put it in the box"), {"put"}, names)
+    assert said is not None and said.words == words("put the blue block in the box")
+    assert said.dropped == {3, 5}  # the comma and "it"
+    held = holder(words("can the red box hold the green block"), names)
+    assert held is not None and held.words == words("put the green block in the red box")
+    assert held.dropped == {0, 4}
+    assert topic(words("in the box , put it"), {"put"}, names) is None  # a place first
+
+
+def test_from_the_box_is_the_box_that_holds_it(two_boxes: TabletopEnv) -> None:
+    """Two boxes; "from the box" is the one the blue block is in, and the later "the box" the
+    one named before."""
+    assert goal_of(
+        two_boxes,
+        "move the blue block from the box to the table, then move the yellow block into the box",
+    ) == ["next_to(blue_block, gray_box)", "in(yellow_block, gray_box)"]
+
+
+def test_the_box_named_by_nothing_before_stays_ambiguous(two_boxes: TabletopEnv) -> None:
+    with pytest.raises(AmbiguousError, match="gray_box, brown_box"):
+        OfflinePlanner().plan("put the yellow block in the box", two_boxes)
+    with pytest.raises(AmbiguousError):  # the yellow block is in neither
+        OfflinePlanner().plan("take the yellow block from the box", two_boxes)
