@@ -16,7 +16,7 @@ from claw.planner.parsing import NUMBER
 from claw.planner.spelling import content_words, verb_words
 
 __all__ = ["asides", "chatter", "codas", "has_content", "headings", "names", "preambles",
-           "sentences", "spots", "wish"]  # fmt: skip
+           "sentences", "spots", "statement_verbs", "tails", "wish"]  # fmt: skip
 
 _SENTENCE_END = {".", "!", "?", ";"}
 _NEGATIONS = {*NEGATIONS, "except", "but"}
@@ -24,6 +24,9 @@ _SUBORDINATORS = {"when", "whenever", "if", "once", "while"}
 _SPEAKERS = {"i", "we"}
 _SPOT_NOUNS = {"area", "space", "spot", "place", "region", "gap", "room", "position", "location"}
 _SPOT_LEADS = {"in", "into", "at", "to", "on", "onto", "within"}
+_NOUNS = {*lexicon.TYPE_WORDS, *lexicon.GENERIC_HEADS}
+_OPENERS = {*lexicon.DEFINITE, *lexicon.INDEFINITE, *lexicon.UNIVERSAL, *lexicon.COLOR_WORDS}
+"""Words a noun phrase starts with."""
 _OBJECT_WORDS = {*lexicon.TYPE_WORDS, *lexicon.COLOR_WORDS, *lexicon.GENERIC_HEADS}
 _WISHING = {"would", "should", "could", "want", "wanted", "need", "needed", "like", "wish",
             "great", "nice", "love", "prefer", "if", "let's", "lets", "please"}  # fmt: skip
@@ -120,6 +123,34 @@ def spots(words: list[str]) -> set[int]:
         if start is not None and not any(w in _OBJECT_WORDS for w in between):
             dropped.update(range(start, i + 1))
     return dropped
+
+
+def tails(words: list[str]) -> set[int]:
+    """A sentence's closing words after its last comma when they name nothing ("..., thanks a
+    lot", "..., ok?"), the comma too, by token index."""
+    dropped: set[int] = set()
+    for sentence in sentences(words):
+        said = [i for i in sentence if words[i] not in _SENTENCE_END]
+        comma = next((k for k in reversed(range(len(said))) if words[said[k]] == ","), None)
+        if comma and comma < len(said) - 1 and not has_content(words, said[comma + 1 :]):
+            dropped.update(said[comma:])
+    return dropped
+
+
+def statement_verbs(words: list[str]) -> set[int]:
+    """Where a statement's verb stands ("the red block covers the green block"): a word right
+    after a noun and right before a determiner or a colour, with no verb before it in its
+    sentence, by token index. Such a word cannot be left out as saying nothing."""
+    known = verb_words()
+    found: set[int] = set()
+    for sentence in sentences(words):
+        said = [words[i] for i in sentence]
+        for k, word in enumerate(said[:-1]):
+            if word in known:
+                break
+            if k and said[k - 1] in _NOUNS and (said[k + 1] in _OPENERS):
+                found.add(sentence[k])
+    return found
 
 
 def asides(words: list[str], unknown: Collection[int]) -> set[int]:

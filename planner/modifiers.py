@@ -346,14 +346,18 @@ _POST_NEGATABLE: tuple[Callable[[Cursor, Reference, bool], bool | None], ...] = 
 
 
 def _distance_extreme(words: Cursor) -> Filter | None:
-    """ "closest to X", "farthest from X"; "nearest to the robot" is the near side's extreme."""
+    """ "closest to X" (or "nearest X"), "farthest from X"; "nearest to the robot" is the near
+    side's extreme."""
     word = words.peek()
-    if word not in EXTREME_WORDS or words.peek(1) not in ("to", "from"):
+    if word not in EXTREME_WORDS:
         return None
-    start = words.i
-    words.i += 2
     measure = EXTREME_WORDS[word]
     measure = {"near": "closest", "far": "farthest"}.get(measure, measure)
+    bare = measure == "closest" and words.peek(1) in ("the", "me", "you")  # "nearest the box"
+    if words.peek(1) not in ("to", "from") and not bare:
+        return None
+    start = words.i
+    words.i += 1 if bare else 2
     if words.take_any(ROBOT):  # the robot stands at the near edge
         return Filter(kind="extreme", measure="near" if measure == "closest" else "far")
     if words.peek() == "the" and words.peek(1) in SIDE_WORDS and measure == "farthest":

@@ -17,10 +17,12 @@ safe, and says what it changed (:class:`Reading`):
 4. If the text still does not read, these are left out in turn: sentences with no content word
    ("hello!", "thanks a lot."); what comes before a sentence's first verb when it holds no
    content word ("hey there, would it be possible to put ..."); a closing "when you get a
-   chance" that names nothing; a closing "I guess" (a speaker, then only words the lexicon
-   lacks); the hedges (``lexicon.HEDGES``: "like", "basically"). A verbless text that reads as
-   a placement is a place ("red block in the blue box"). Then a self-correction, a passive, a
-   causative or a wanted state is read as the request it is. Next, one soft word
+   chance" that names nothing, or what follows its last comma when that names nothing; a
+   closing "I guess" (a speaker, then only words the lexicon lacks); a heading before a colon;
+   the spot a place is said in (:mod:`claw.planner.chatter`); the hedges (``lexicon.HEDGES``:
+   "like", "basically"). A verbless text that reads as a placement is a place ("red block in
+   the blue box"). Then a self-correction, a passive, a causative or a wanted state is read
+   as the request it is. Next, one soft word
    (``lexicon.SOFT_WORDS``: "for me", "if possible", a comma), or two side by side, is left out
    — taken only when every such reading that reads means the same. Last, each part (between
    full stops and "then") is read on its own, in the context of those before it.
@@ -47,6 +49,8 @@ from claw.planner.chatter import (
     names,
     preambles,
     spots,
+    statement_verbs,
+    tails,
     wish,
 )
 from claw.planner.corrections import corrections
@@ -205,11 +209,13 @@ def read_instruction(
             _fix_word(draft, i, scene_words)
         elif not re.fullmatch(r"[\w',.;:!?&]+", word):
             draft.unknown.add(i)  # ":)", "->": marks that say nothing here
+    if any(map(draft.unknown.__contains__, statement_verbs(draft.words))):
+        raise refusal  # "the red block covers the green block": its verb cannot be left out
     base: set[int] = set()
     empty: set[int] = set()
     stages = (empty, chatter(draft.words), preambles(draft.words), codas(draft.words),
               asides(draft.words, draft.unknown), headings(draft.words),
-              spots(draft.words))  # fmt: skip
+              spots(draft.words), tails(draft.words))  # fmt: skip
     for dropped in stages:
         base |= dropped
         requests = _attempt(draft.text(base), check)
