@@ -18,19 +18,26 @@ tokens' roles, which its first parse gives every token, unless a longer phrase m
 
 from __future__ import annotations
 
+import hashlib
+import io
+import pickle
 import re
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import suppress
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from importlib.resources import files
+from pathlib import Path
 from typing import Any, Literal, TypeVar
 
+import lark
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedToken
 from lark.lexer import PatternStr
 from lark.parsers.lalr_interactive_parser import InteractiveParser
 
+from claw.library.files import atomic_write
 from claw.planner import lexicon
 
 _STARTS = ("instruction", "pieces", "clause", "means", "verb_phrase", "take_apart", "off",
@@ -68,14 +75,28 @@ def _lark() -> Lark:
     ]
     rules.append("verb: " + " | ".join(lexicon.VERB_ORDER))
     text = files("claw.planner").joinpath("grammar.lark").read_text() + "\n" + "\n".join(rules)
-    return Lark(
-        text,
-        parser="lalr",
-        lexer="basic",
-        start=list(_STARTS),
-        keep_all_tokens=True,
-        maybe_placeholders=False,
-    )
+    options: dict[str, Any] = {"parser": "lalr", "lexer": "basic", "start": list(_STARTS),
+                               "keep_all_tokens": True, "maybe_placeholders": False}  # fmt: skip
+    kept = _tables_file(text, options)
+    unreadable = (OSError, EOFError, ValueError, TypeError, AttributeError, pickle.PickleError)
+    with suppress(*unreadable), kept.open("rb") as f:  # a few ms; building takes about a second
+        return Lark.load(f)
+    parser = Lark(text, **options)
+    with suppress(OSError):  # an unwritable home: built again next time
+        buffer = io.BytesIO()
+        parser.save(buffer)
+        atomic_write(kept, buffer.getvalue())
+    return parser
+
+
+def _tables_file(grammar: str, options: dict[str, Any]) -> Path:
+    """Where the tables of this grammar (with these options, Lark and Python versions) are
+    kept: ``$CLAW_HOME/cache/grammar``, beside the skill library."""
+    from claw.library.storage import default_root
+
+    said = f"{grammar}{sorted(options.items())}{lark.__version__}{sys.version_info[:2]}"
+    key = hashlib.sha256(said.encode()).hexdigest()[:20]
+    return default_root().parent / "cache" / "grammar" / f"lalr-{key}.pickle"
 
 
 @cache
