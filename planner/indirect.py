@@ -16,6 +16,7 @@ API::
     fronted(words, verbs)                 # Rewrite(words=["pick", "up", ...], ...) or None
     topic(words, verbs, names_something)  # Rewrite(words=["put", "the", "blue", ...]) or None
     holder(words, names_something)        # Rewrite(words=["put", "the", "green", ...]) or None
+    unwanted(words, names_something)      # Rewrite(words=["take", "the", "red", ...]) or None
     wanted_state(words, names_something)  # the token indices to leave out, or an empty set
 """
 
@@ -27,9 +28,10 @@ from functools import cache
 
 from claw.planner import lexicon
 from claw.planner.inflection import verb_forms
+from claw.planner.lexicon import NEGATIONS
 
 __all__ = ["NEGATIONS", "STATE_VERBS", "Rewrite", "active", "causative", "fronted", "holder",
-           "phrase_start", "topic", "wanted_state"]  # fmt: skip
+           "phrase_start", "topic", "unwanted", "wanted_state"]  # fmt: skip
 
 AUXILIARIES = {"be", "is", "are", "was", "were", "been", "being", "get", "gets", "got"}
 """The words before a participle that make it passive ("be put", "get moved")."""
@@ -47,8 +49,6 @@ TOPIC_MARKS = {",", ".", ":", ";", "-", "..."}
 """What closes an object said before the request about it ("the blue block. put it ...")."""
 COMPLEMENTS = {"so", "sure", "that"}
 """The words that close a lead-in to a wanted state ("make it so", "make sure", "see that")."""
-NEGATIONS = {"not", "no", "never", "without", "nothing", "none"}
-"""Words that turn a request around: a rewrite is not made where one is said."""
 
 
 @cache
@@ -182,6 +182,32 @@ def holder(words: list[str], names_something: Callable[[str], bool]) -> Rewrite 
     )
 
 
+def unwanted(words: list[str], names_something: Callable[[str], bool]) -> Rewrite | None:
+    """ "I don't want anything in the blue box", "the red block should not be on the green
+    one", "nothing should be in the bin": what is not wanted in (or on) something, taken out
+    of (or off) it. None when ``words`` is not such a wish: a negation, what it is about, "in"
+    or "on" and what holds it, last."""
+    negation = next((i for i, w in enumerate(words) if w in NEGATIONS), None)
+    place = next((i for i in reversed(range(len(words))) if words[i] in _HOLDERS), None)
+    if negation is None or place is None or not any(map(names_something, words[place + 1 :])):
+        return None
+    wish = next((i for i in range(negation, place) if words[i] in _UNWANTING), None)
+    if wish is not None:  # "I do not want X in Y"
+        what = list(range(wish + 1, place))
+    elif words[negation] in ("nothing", "no"):  # "nothing should be in Y", "no blocks in Y"
+        what = list(range(negation, place))
+    else:  # "X should not be in Y"
+        what = list(range(negation))
+    what = [k for k in what if words[k] not in _STATE_FRAME]
+    said = [words[k] for k in what]
+    if said[:1] in (["nothing"], ["any"], ["no"]):  # "anything": any object
+        said = ["all", "the", *(said[1:] or ["objects"])]
+    if not any(map(names_something, said)):
+        return None
+    way = ["out", "of"] if words[place] in ("in", "inside", "into") else ["off"]
+    return Rewrite(["take", *said, *way, *words[place + 1 :]], set(range(place + 1)) - set(what))
+
+
 def wanted_state(words: list[str], names_something: Callable[[str], bool]) -> set[int]:
     """In "make sure the red block is in the box", "the goal is the red block in the box" (a
     lead-in that names nothing, closed by "so", "sure", "that" or a copula): the lead-in and
@@ -204,6 +230,10 @@ def phrase_start(words: list[str], first: int, floor: int = 0) -> int:
 
 
 _ARTICLES = {"the", "a", "an", "all", "every"}
+_HOLDERS = {"in", "inside", "into", "on", "onto"}
+_UNWANTING = {"want", "need", "like", "wish"}
+_STATE_FRAME = {*MODALS, *AUXILIARIES, "stay", "stays", "remain", "remains", "left", "more",
+                "longer", "anymore", "there", "do", "does", "not", "i", "we"}  # fmt: skip
 _BOUNDARIES = {".", "!", "?", ";", "then"}
 _COPULAS = {"is", "are", "was", "were", "be"}
 STATE_VERBS = {*_COPULAS, "being", "been", "stay", "stays", "remain", "remains",

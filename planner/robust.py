@@ -69,6 +69,7 @@ from claw.planner.indirect import (
     fronted,
     holder,
     topic,
+    unwanted,
     wanted_state,
 )
 from claw.planner.inflection import verb_forms
@@ -309,6 +310,7 @@ def _indirect(
         fronted(words, verb_words()),
         topic(words, verb_words(), names),
         holder(words, names),
+        unwanted(words, names),
     )
     found = ((kept, r) for r in rewrites if r)
     reading = _first_reading(draft, base | hedges, check, found)

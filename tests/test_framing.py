@@ -4,6 +4,7 @@ settles: "from the box" among two boxes, "the box" named before, the edge neares
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -146,3 +147,40 @@ def test_the_box_named_by_nothing_before_stays_ambiguous(two_boxes: TabletopEnv)
         OfflinePlanner().plan("put the yellow block in the box", two_boxes)
     with pytest.raises(AmbiguousError):  # the yellow block is in neither
         OfflinePlanner().plan("take the yellow block from the box", two_boxes)
+
+
+FULL_BOX = {
+    "name": "full_box",
+    "objects": [
+        {"type": "box", "color": "blue", "size": 0.16, "pose": [0.45, 0.0]},
+        {"type": "block", "color": "red", "in": "blue_box"},
+        {"type": "block", "color": "green", "in": "blue_box"},
+        {"type": "block", "color": "yellow", "pose": [0.6, 0.2]},
+    ],
+}
+
+
+@pytest.mark.parametrize(
+    ("instruction", "goal"),
+    [
+        ("i dont want anything in the blue box",
+         ["next_to(red_block, blue_box)", "next_to(green_block, blue_box)"]),
+        ("nothing should be in the blue box",
+         ["next_to(red_block, blue_box)", "next_to(green_block, blue_box)"]),
+        ("the red block should not be in the blue box", ["next_to(red_block, blue_box)"]),
+        ("I do not want the green block in the blue box anymore",
+         ["next_to(green_block, blue_box)"]),
+    ],
+)  # fmt: skip
+def test_what_is_not_wanted_in_a_box_is_taken_out(
+    make_env: Callable[..., TabletopEnv], instruction: str, goal: list[str]
+) -> None:
+    env = make_env()
+    env.reset(seed=0, options={"scene": FULL_BOX})
+    assert goal_of(env, instruction) == goal
+
+
+def test_a_negation_is_never_left_out_as_saying_nothing() -> None:
+    from claw.planner.spelling import vocabulary
+
+    assert {"no", "nothing", "none", "never", "without"} <= vocabulary()
