@@ -298,7 +298,7 @@ for _relation in (
         "next_to", spatial.next_to, Placing("adjacent"),
         aliases=("beside", "near", "next", "adjacent_to", "by"),
         phrases=("next to", "beside", "besides", "alongside", "close to", "near to", "near", "by",
-                 "adjacent to"),
+                 "adjacent to", "closer to", "nearer to"),
         referring=("next to", "beside", "near", "close to", "adjacent to", "by"),
     ),
     _direction(

@@ -296,11 +296,34 @@ def parse_instruction(instruction: str) -> list[Request]:
                     and words.words[i + 1] == word
                 ):
                     clause = clause[: words.starts[i]] + meaning + clause[words.ends[i + 1] :]
-        requests.append(parse_clause(clause).model_copy(update={"turn": turn}))
+        there = _there(clause, requests)
+        request = there if there is not None else parse_clause(clause)
+        requests.append(request.model_copy(update={"turn": turn}))
     if all(r.action == "note" for r in requests):
         what = "defines words" if not requests else "says where things are"
         raise UnparseableError(f"{instruction.strip()!r} {what} but asks for nothing")
     return requests
+
+
+def _there(clause: str, before: list[Request]) -> Request | None:
+    """ "put the green block there (too)": a place verb's objects at the place the last request
+    with one named; None when the clause is no such request."""
+    words = tokens(clause).words
+    end = len(words)
+    while end and words[end - 1] in _ALSO:
+        end -= 1
+    placed = next((r for r in reversed(before) if r.relation not in (None, "out", "table")), None)
+    if end < 3 or words[end - 1] != "there" or placed is None:
+        return None
+    _, found = read_lead(" ".join(words[: end - 1]))
+    if found is None or found[0] not in ("v_place", "v_stack") or not found[2]:
+        return None
+    place = {k: getattr(placed, k) for k in _PLACE_FIELDS}
+    return Request(action=placed.action, objects=parse_references(found[2]), text=clause, **place)
+
+
+_ALSO = {"too", "also", "as", "well", "aswell"}
+_PLACE_FIELDS = ("relation", "target", "target2", "region", "region_ref")
 
 
 def _distribute(text: str) -> str:

@@ -184,20 +184,23 @@ def holder(words: list[str], names_something: Callable[[str], bool]) -> Rewrite 
 
 def unwanted(words: list[str], names_something: Callable[[str], bool]) -> Rewrite | None:
     """ "I don't want anything in the blue box", "the red block should not be on the green
-    one", "nothing should be in the bin": what is not wanted in (or on) something, taken out
+    one", "make sure nothing is in the bin": what is not wanted in (or on) something, taken out
     of (or off) it. None when ``words`` is not such a wish: a negation, what it is about, "in"
-    or "on" and what holds it, last."""
+    or "on" and what holds it, last (not an act forbidden: "should not be put in")."""
     negation = next((i for i, w in enumerate(words) if w in NEGATIONS), None)
     place = next((i for i in reversed(range(len(words))) if words[i] in _HOLDERS), None)
     if negation is None or place is None or not any(map(names_something, words[place + 1 :])):
+        return None
+    if set(words[negation:place]) & set(_participles()):  # "should not be put in": an act
         return None
     wish = next((i for i in range(negation, place) if words[i] in _UNWANTING), None)
     if wish is not None:  # "I do not want X in Y"
         what = list(range(wish + 1, place))
     elif words[negation] in ("nothing", "no"):  # "nothing should be in Y", "no blocks in Y"
         what = list(range(negation, place))
-    else:  # "X should not be in Y"
-        what = list(range(negation))
+    else:  # "(make sure) X is not in Y"
+        lead = max((i + 1 for i in range(negation) if words[i] in COMPLEMENTS), default=0)
+        what = list(range(lead, negation))
     what = [k for k in what if words[k] not in _STATE_FRAME]
     said = [words[k] for k in what]
     if said[:1] in (["nothing"], ["any"], ["no"]):  # "anything": any object

@@ -117,6 +117,9 @@ SMALL_PUSH = 0.05  # m, "a bit", "slightly", "a little"
 COLOR_FAMILIES: dict[str, frozenset[str]] = {
     "warm": frozenset({"red", "orange", "yellow", "pink", "brown"}),
     "cool": frozenset({"blue", "green", "cyan", "purple"}),
+    # the painter's primaries and what two of them mix to
+    "primary": frozenset({"red", "yellow", "blue"}),
+    "secondary": frozenset({"orange", "green", "purple"}),
 }
 # Table sides an ordinal counts from, or a superlative points to: left = +y, far (top) = +x.
 SIDE_WORDS = {"left": "left", "right": "right", "top": "far", "bottom": "near", "far": "far",
@@ -154,14 +157,21 @@ REGION_NOUNS = ("area", "zone", "quadrant", "region", "part", "edge", "end", "ha
 
 # "at the left of the blue box": the side of an object a place names
 SIDE_RELATIONS = side_words()
-# Words written out before reading: contractions, and pronoun-words that are a determiner and a
-# noun ("everything that is not a box"), and a side named by a possessive ("to its right").
+# Words written out before reading: contractions, pronoun-words that are a determiner and a
+# noun ("everything that is not a box"), a side named by a possessive ("to its right"), counts
+# said with a noun ("a couple of").
 EXPANSIONS = {"isn't": "is not", "aren't": "are not", "don't": "do not", "doesn't": "does not",
               "wasn't": "was not", "weren't": "were not", "everything": "all the objects",
               "anything": "any object", "to its left": "to the left of it",
               "to its right": "to the right of it", "on its left": "on the left of it",
               "on its right": "on the right of it", "to their left": "to the left of them",
-              "to their right": "to the right of them"}  # fmt: skip
+              "to their right": "to the right of them",
+              # counts said with a noun ("a couple of blocks": two of them)
+              "a couple of the": "two of the", "a couple of": "two", "a pair of the": "two of the",
+              "a pair of": "two", "a couple": "two",
+              # a quantifier on a pronoun: what it refers to, all of it
+              "all of them": "them", "them all": "them", "both of them": "them",
+              "them both": "them", "each of them": "them"}  # fmt: skip
 
 
 # ---- Casual typing (claw.planner.robust) -------------------------------------------------
@@ -174,6 +184,9 @@ ABBREVIATIONS = {"u": "you", "ya": "you", "ur": "your", "pls": "please", "plz": 
                  "gotta": "have to", "gimme": "give me", "lemme": "let me", "da": "the",
                  # punctuation said aloud (dictation)
                  "comma": ",", "period": "."}  # fmt: skip
+TABLE_NAMES = ("tabletop", "desk", "countertop", "counter", "worktop", "workbench", "bench",
+               "surface", "workspace", "worksurface", "benchtop")  # fmt: skip
+"""Other names of the table the objects stand on: read as "table"."""
 # Contractions typed without their apostrophe ("dont", "id like").
 CONTRACTIONS = {"dont": "do not", "doesnt": "does not", "isnt": "is not", "arent": "are not",
                 "wasnt": "was not", "werent": "were not", "cant": "cannot", "wont": "will not",

@@ -124,6 +124,22 @@ def _fix_word(draft: _Draft, i: int, scene_words: Collection[str]) -> None:
         draft.corrected.append((typed, meant))
 
 
+def _draft(instruction: str, scene_words: Collection[str]) -> _Draft:
+    """The instruction's tokens, each word the lexicon lacks corrected, matched or marked
+    unknown (:func:`_fix_word`), other names of the table read as "table"."""
+    draft = _Draft(_casual(normalise(instruction)))
+    known = vocabulary()
+    for i, word in enumerate(draft.words):
+        if word in lexicon.TABLE_NAMES:  # "on the countertop": the table
+            draft.words[i] = "table"
+            draft.corrected.append((word, "table"))
+        elif word not in known and re.fullmatch(r"[a-z][a-z']*", word):
+            _fix_word(draft, i, scene_words)
+        elif not re.fullmatch(r"[\w',.;:!?&]+", word):
+            draft.unknown.add(i)  # ":)", "->": marks that say nothing here
+    return draft
+
+
 def _casual(text: str) -> list[str]:
     """The tokens of a normalised text, chat abbreviations and apostrophe-less contractions
     written out."""
@@ -203,13 +219,7 @@ def read_instruction(
         if len(instruction) > MAX_INSTRUCTION_CHARS:
             raise  # too long to read at all: no second reading either
         refusal = exc
-    draft = _Draft(_casual(normalise(instruction)))
-    known = vocabulary()
-    for i, word in enumerate(draft.words):
-        if word not in known and re.fullmatch(r"[a-z][a-z']*", word):
-            _fix_word(draft, i, scene_words)
-        elif not re.fullmatch(r"[\w',.;:!?&]+", word):
-            draft.unknown.add(i)  # ":)", "->": marks that say nothing here
+    draft = _draft(instruction, scene_words)
     if any(map(draft.unknown.__contains__, statement_verbs(draft.words))):
         raise refusal  # "the red block covers the green block": its verb cannot be left out
     base: set[int] = set()

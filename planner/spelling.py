@@ -131,6 +131,15 @@ def _scene_has(word: str, scene_words: Collection[str]) -> bool:
     return canonical in scene_words
 
 
+_PHRASE_ENDS = {"", ",", ".", "!", "?", ";", ":", "and", "then"}
+
+
+@cache
+def _relation_leads() -> frozenset[str]:
+    """The first words of the relation phrases ("to", "on", "next", "in", ...)."""
+    return frozenset(p.split()[0] for p, _ in lexicon.RELATION_PHRASES)
+
+
 def _position(before: str, after: str) -> str:
     """Where an unknown word stands, for what it may mean: before a head noun an adjective,
     before a region's head a region word, between a phrase and a determiner a preposition,
@@ -231,4 +240,15 @@ def read_word(typed: str, before: str, after: str, scene_words: Collection[str] 
     meant, nearest = _by_meaning(typed, before, after)
     if meant is None and nearest:
         raise UnparseableError(f"{typed!r} is not a word claw knows; nearest: {nearest}")
+    if meant is None and _heads_a_phrase(before, after):  # "out of the way": names a thing
+        raise UnparseableError(
+            f"{typed!r} is not a word claw knows; name an object of the scene or a table region"
+        )
     return meant
+
+
+def _heads_a_phrase(before: str, after: str) -> bool:
+    """Whether a word between ``before`` and ``after`` is the noun of a noun phrase: after a
+    determiner, and not before a word the phrase could go on with."""
+    determiners = {*lexicon.DEFINITE, *lexicon.INDEFINITE} - {"that", "this"}
+    return before in determiners and (after in _PHRASE_ENDS or after in _relation_leads())

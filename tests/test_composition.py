@@ -72,6 +72,15 @@ def test_part_spans_split_at_strong_separators(text: str, spans: list[tuple[int,
             "put the red block in the corner farthest from you on the left",
             ["at(red_block, far left corner)"],
         ),
+        # "there": the place the last request named
+        (
+            "put the red block in the blue box and put the green block there too",
+            ["in(red_block, blue_box)", "in(green_block, blue_box)"],
+        ),
+        (
+            "put the red block next to the blue box. put the yellow block there as well",
+            ["next_to(red_block, blue_box)", "next_to(yellow_block, blue_box)"],
+        ),
     ],
 )
 def test_composed_forms_read_as_meant(
@@ -110,6 +119,8 @@ def test_parts_read_alone_report_what_each_left_out(default_env: TabletopEnv) ->
         "put the red block in the corner nearest to me",
         # "I" then words the lexicon knows is no aside
         "put the red block in the box i want",
+        # "there" with no place named before
+        "put the green block there",
     ],
 )
 def test_what_still_does_not_read_is_refused(default_env: TabletopEnv, instruction: str) -> None:

@@ -88,6 +88,14 @@ def two_boxes() -> Any:
         ("place the red block such that it sits inside the blue box", ["in(red_block, blue_box)"]),
         ("put the block nearest the blue box in the red box", ["in(green_block, red_box)"]),
         ("put the block on the far left in the red box", ["in(yellow_block, red_box)"]),
+        # counts and quantifiers said with a noun or a pronoun; colour families; "closer to"
+        ("put a couple of blocks in the red box",
+         ["in(red_block, red_box)", "in(green_block, red_box)"]),
+        ("pick up the red block and the green block and put all of them in the red box",
+         ["in(red_block, red_box)", "in(green_block, red_box)"]),
+        ("put the primary colored blocks in the red box",
+         ["in(red_block, red_box)", "in(blue_block, red_box)", "in(yellow_block, red_box)"]),
+        ("bring the blue block closer to the yellow block", ["next_to(blue_block, yellow_block)"]),
     ],
 )  # fmt: skip
 def test_framed_requests_read_as_meant(
@@ -168,6 +176,9 @@ FULL_BOX = {
         ("nothing should be in the blue box",
          ["next_to(red_block, blue_box)", "next_to(green_block, blue_box)"]),
         ("the red block should not be in the blue box", ["next_to(red_block, blue_box)"]),
+        ("make sure the red block is not in the blue box", ["next_to(red_block, blue_box)"]),
+        ("make sure nothing is in the blue box",
+         ["next_to(red_block, blue_box)", "next_to(green_block, blue_box)"]),
         ("I do not want the green block in the blue box anymore",
          ["next_to(green_block, blue_box)"]),
     ],
@@ -178,6 +189,26 @@ def test_what_is_not_wanted_in_a_box_is_taken_out(
     env = make_env()
     env.reset(seed=0, options={"scene": FULL_BOX})
     assert goal_of(env, instruction) == goal
+
+
+def test_other_names_of_the_table_are_the_table(make_env: Callable[..., TabletopEnv]) -> None:
+    env = make_env()
+    env.reset(seed=0, options={"scene": FULL_BOX})
+    plan = OfflinePlanner().plan("put the red block on the countertop", env)
+    assert [str(p) for p in plan.goal] == ["next_to(red_block, blue_box)"]
+    assert plan.reading is not None and plan.reading.corrected == {"countertop": "table"}
+
+
+@pytest.mark.parametrize(
+    "instruction",
+    ["move the red block out of the way", "put the red block next to the lamp"],
+)
+def test_a_noun_the_lexicon_lacks_is_not_left_out(
+    default_env: TabletopEnv, instruction: str
+) -> None:
+    """ "the way" names something ("move the red block out" was planned: nothing moved)."""
+    with pytest.raises(UnparseableError, match="is not a word claw knows"):
+        OfflinePlanner().plan(instruction, default_env)
 
 
 def test_a_negation_is_never_left_out_as_saying_nothing() -> None:

@@ -79,8 +79,7 @@ def test_a_participle_read_as_its_verb_is_reported(default_env: TabletopEnv) -> 
 @pytest.mark.parametrize(
     "instruction",
     [
-        "the red block should not be put in the blue box",
-        "make sure the red block is not in the blue box",
+        "the red block should not be put in the blue box",  # an act forbidden, not a state
         "the red block is left of the blue box",  # a statement: "left" is no participle here
     ],
 )
