@@ -12,6 +12,7 @@ from functools import cache
 
 from claw.planner import lexicon
 from claw.planner.indirect import NEGATIONS, STATE_VERBS, phrase_start
+from claw.planner.inflection import verb_forms
 from claw.planner.parsing import NUMBER
 from claw.planner.spelling import content_words, verb_words
 
@@ -64,8 +65,9 @@ def chatter(words: list[str]) -> set[int]:
 
 def preambles(words: list[str]) -> set[int]:
     """What comes before a sentence's first verb when it names nothing ("hey, could it be
-    possible to put ..."; a leading "if you don't mind," may say "not"), by token index."""
-    known = verb_words()
+    possible to put ..."; "would you mind putting ..."; a leading "if you don't mind," may say
+    "not"), by token index."""
+    known = verb_words() | set(verb_forms("ing"))
     dropped: set[int] = set()
     for sentence in sentences(words):
         first = next((k for k, i in enumerate(sentence) if words[i] in known), None)

@@ -317,7 +317,7 @@ GRAMMAR_WORDS: dict[str, tuple[str, ...]] = {
     "be": ("is", "are", "end up", "ends up", "sit", "sits", "lies", "lie", "stand", "stands"),
     # "right next to", "directly behind", "over by"
     "adverb": ("right", "directly", "just", "immediately", "exactly", "anywhere", "somewhere",
-               "over", "neatly", "carefully", "gently", "back"),
+               "over", "neatly", "carefully", "gently", "back", "slightly"),
     "side": tuple(SIDE_RELATIONS),
     "push_word": ("by", "about", "around", "roughly", "some", "over"),  # "push it by about 5 cm"
     "parity": ("even", "odd"),

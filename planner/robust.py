@@ -74,7 +74,14 @@ from claw.planner.indirect import (
 )
 from claw.planner.inflection import verb_forms
 from claw.planner.parsing import tokens
-from claw.planner.spelling import content_words, read_word, typo_distance, verb_words, vocabulary
+from claw.planner.spelling import (
+    content_words,
+    heads_a_phrase,
+    read_word,
+    typo_distance,
+    verb_words,
+    vocabulary,
+)
 
 __all__ = ["Reading", "content_words", "read_instruction", "typo_distance", "vocabulary"]
 
@@ -117,6 +124,8 @@ def _fix_word(draft: _Draft, i: int, scene_words: Collection[str]) -> None:
     before = draft.words[i - 1] if i else ""
     after = draft.words[i + 1] if i + 1 < len(draft.words) else ""
     meant = read_word(typed, before, after, scene_words)
+    if meant is None and heads_a_phrase(before, after):  # "out of the way": it names a thing
+        return  # kept: only a step that leaves out its whole phrase ("when you get a chance")
     if meant is None:
         draft.unknown.add(i)
     else:

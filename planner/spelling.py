@@ -23,6 +23,8 @@ __all__ = [
     "abbreviated",
     "allowance",
     "content_words",
+    "heads_a_phrase",
+    "joined",
     "nearest_words",
     "read_word",
     "typo_distance",
@@ -221,8 +223,9 @@ def read_word(typed: str, before: str, after: str, scene_words: Collection[str] 
     Raises:
         UnparseableError: it is near a content word, or a meaning, but not sure which.
     """
-    _, near = (0.0, ()) if typed in english_words() else nearest_words(typed)  # no slip
-    near = near or abbreviated(typed)
+    english = typed in english_words()
+    _, near = (0.0, ()) if english else nearest_words(typed)  # no slip
+    near = near or abbreviated(typed) or (() if english else joined(typed))
     if len(near) > 1:
         in_scene = [w for w in near if _scene_has(w, scene_words)]
         near = tuple(in_scene) if len(in_scene) == 1 else near
@@ -240,14 +243,19 @@ def read_word(typed: str, before: str, after: str, scene_words: Collection[str] 
     meant, nearest = _by_meaning(typed, before, after)
     if meant is None and nearest:
         raise UnparseableError(f"{typed!r} is not a word claw knows; nearest: {nearest}")
-    if meant is None and _heads_a_phrase(before, after):  # "out of the way": names a thing
-        raise UnparseableError(
-            f"{typed!r} is not a word claw knows; name an object of the scene or a table region"
-        )
     return meant
 
 
-def _heads_a_phrase(before: str, after: str) -> bool:
+def joined(typed: str) -> tuple[str, ...]:
+    """The two known words a word typed without the space between them is ("inthe": "in the",
+    "redblock": "red block"), when only one such pair is."""
+    known = vocabulary()
+    pairs = [f"{typed[:k]} {typed[k:]}" for k in range(2, len(typed) - 1)
+             if typed[:k] in known and typed[k:] in known]  # fmt: skip
+    return tuple(pairs) if len(pairs) == 1 else ()
+
+
+def heads_a_phrase(before: str, after: str) -> bool:
     """Whether a word between ``before`` and ``after`` is the noun of a noun phrase: after a
     determiner, and not before a word the phrase could go on with."""
     determiners = {*lexicon.DEFINITE, *lexicon.INDEFINITE} - {"that", "this"}

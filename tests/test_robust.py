@@ -38,6 +38,12 @@ MakeEnv = Callable[..., TabletopEnv]
         ("um so basically i want the red block in the blue box ok", ["in(red_block, blue_box)"]),
         ("red block in blue box", ["in(red_block, blue_box)"]),
         ("put red in blue", ["in(red_block, blue_box)"]),
+        # a gerund after the preamble; words typed without the space between them
+        ("wud u mind puttin the red blok in da blue box", ["in(red_block, blue_box)"]),
+        ("how about putting the green block next to the red box",
+         ["next_to(green_block, red_box)"]),
+        ("put teh red blcok inthe blue box", ["in(red_block, blue_box)"]),
+        ("put the redblock in the bluebox", ["in(red_block, blue_box)"]),
     ],
 )  # fmt: skip
 def test_casual_forms_read_as_the_request(
