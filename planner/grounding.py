@@ -158,7 +158,13 @@ def _spatial(
         assert f.region is not None
         if f.region == "table":
             return [n for n in found if world.get(n).bottom <= world.table_z + TABLE_GAP]
-        return [n for n in found if _in_region(position[n], f.region)]
+        inside = [n for n in found if _in_region(position[n], f.region)]
+        side = f.region.removesuffix(" side")
+        if ref.quantity == "one" and len(inside) != 1 and len(found) > 1 and side in _SIDE_AXES:
+            # "the block on the left" where that half holds none or several: the leftmost
+            extreme = Filter(kind="extreme", measure=side)
+            return _ranked(ref, extreme, found, names, world, position, last, mentioned)
+        return inside
     if f.kind == "relation":
         assert f.target is not None and f.relation is not None
         landmarks = _landmarks(f, found, names, world, last, mentioned)

@@ -11,6 +11,7 @@ import pytest
 from reading import goal_of
 
 from claw.envs import TabletopEnv
+from claw.envs.exceptions import UnknownObjectError
 from claw.planner import OfflinePlanner
 from claw.planner.exceptions import AmbiguousError, UnparseableError
 from claw.planner.indirect import holder, topic
@@ -222,3 +223,28 @@ def test_a_negation_is_never_left_out_as_saying_nothing() -> None:
     from claw.planner.spelling import vocabulary
 
     assert {"no", "nothing", "none", "never", "without"} <= vocabulary()
+
+
+RIGHT_HALF = {
+    "name": "right_half",
+    "objects": [
+        {"type": "block", "color": "red", "pose": [0.45, -0.05]},
+        {"type": "block", "color": "green", "pose": [0.45, -0.2]},
+        {"type": "box", "color": "blue", "pose": [0.5, 0.2]},
+    ],
+}
+
+
+def test_the_one_on_a_side_is_the_extreme_when_that_half_holds_none(
+    make_env: Callable[..., TabletopEnv],
+) -> None:
+    """Both blocks stand in the right half: "the block on the left" is the leftmost of them
+    (it was unknown_object: no block in the left half), "on the right" the rightmost."""
+    env = make_env()
+    env.reset(seed=0, options={"scene": RIGHT_HALF})
+    assert goal_of(env, "put the block on the left in the blue box") == ["in(red_block, blue_box)"]
+    assert goal_of(env, "put the block on the right in the blue box") == [
+        "in(green_block, blue_box)"
+    ]
+    with pytest.raises(UnknownObjectError):  # a plural keeps the half: none there
+        OfflinePlanner().plan("put the blocks on the left in the blue box", env)
