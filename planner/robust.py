@@ -74,6 +74,7 @@ from claw.planner.indirect import (
 )
 from claw.planner.inflection import verb_forms
 from claw.planner.parsing import tokens
+from claw.planner.places import reads_as_objects
 from claw.planner.spelling import (
     content_words,
     heads_a_phrase,
@@ -183,6 +184,8 @@ def _without_soft_words(
     such reading that reads means the same (else none); ``lead`` ("put ") goes before each."""
     soft = {*lexicon.SOFT_WORDS, *lexicon.HEDGES}
     spots = [i for i, w in enumerate(draft.words) if i not in base | draft.unknown and w in soft]
+    if len(spots) > MAX_SOFT_SPOTS:  # no casual slip: each try reads the whole text again
+        return None
     singles: list[tuple[int, ...]] = [(i,) for i in spots]
     pairs: list[tuple[int, ...]] = [(i, j) for i, j in itertools.pairwise(spots) if j == i + 1]
     for choices in (singles, pairs):
@@ -268,16 +271,16 @@ def _by_parts(draft: _Draft, scene_words: Collection[str], check: Check | None) 
     """Each part (between full stops, "then", "after that") read on its own, when there are
     several: "can the red block be moved into the box, then stack the green one on it". A part
     is read in the context of those before it ("it"); one that does not read is left out when
-    it names nothing, else read with the next ("the blue block. put it next to the red box");
-    None when the last does not read."""
+    it names nothing, read with the next when it is only objects ("the blue block. put it next
+    to the red box"); None when another does not read."""
     text = draft.text()
     parts = split_parts(text) if text else []
-    if len(parts) < 2:
+    if not 2 <= len(parts) <= MAX_PARTS_ALONE:
         return None
     requests: list[Request] = []
     ignored: list[str] = [draft.words[i] for i in sorted(draft.unknown)]
     corrected: list[tuple[str, str]] = list(draft.corrected)
-    turn = 0
+    turn, joined = 0, -1  # the part a part that did not read was joined to
     for k, part in enumerate(parts):
         try:
             reading = read_instruction(part, scene_words, _in_context(check, list(requests)))
@@ -285,8 +288,8 @@ def _by_parts(draft: _Draft, scene_words: Collection[str], check: Check | None) 
             words = _casual(part)
             if not has_content(words, range(len(words))):
                 ignored.extend(words)
-            elif k + 1 < len(parts):  # "the blue block. put it next to the red box"
-                parts[k + 1] = f"{part} , {parts[k + 1]}"
+            elif k + 1 < len(parts) and k != joined and reads_as_objects(part):  # "the blue
+                parts[k + 1], joined = f"{part} , {parts[k + 1]}", k + 1  # block. put it …"
             else:
                 return None
             continue
@@ -295,6 +298,13 @@ def _by_parts(draft: _Draft, scene_words: Collection[str], check: Check | None) 
         ignored.extend(reading.ignored)
         corrected.extend(reading.corrected)
     return Reading(requests, tuple(ignored), tuple(corrected)) if requests else None
+
+
+MAX_SOFT_SPOTS = 16
+"""The most soft words a text may have for one (or two side by side) to be tried left out."""
+MAX_PARTS_ALONE = 6
+"""The most parts an instruction that does not read whole is read in, part by part (each part
+is a whole reading of its own: more would let one instruction cost seconds)."""
 
 
 def _in_context(check: Check | None, before: list[Request]) -> Check | None:

@@ -158,3 +158,27 @@ def test_a_later_turn_takes_off_what_an_earlier_one_put(
     plan = OfflinePlanner().plan(instruction, env)
     assert [str(p) for p in plan.goal] == goal
     assert plan.waypoints and len(plan.steps) == 4  # the earlier place is reached on the way
+
+
+@pytest.mark.parametrize(
+    "instruction",
+    [
+        "flurb the red block glorp. " * 36,  # 36 parts, none of which reads
+        "the red block. " * 60,  # 60 parts that are only objects
+        ("the red block, " * 60)[:990],  # 60 commas, each a soft word
+        "put the red block in the blue box, no wait, " * 22,  # 22 corrections
+    ],
+)
+def test_a_long_instruction_that_does_not_read_costs_a_bounded_reading(
+    default_env: TabletopEnv, instruction: str
+) -> None:
+    """Reading part by part and leaving out soft words are bounded (``MAX_PARTS_ALONE``,
+    ``MAX_SOFT_SPOTS``): a first version of the part-by-part reading took 35-90 s here on
+    such text, through thousands of parses. Counted in parser lookups, not seconds."""
+    from claw.planner.parsing import STATS, clear_caches
+
+    clear_caches()
+    STATS.reset()
+    with pytest.raises(UnparseableError):
+        OfflinePlanner().plan(instruction[:1000], default_env)
+    assert STATS.lookups < 2000
