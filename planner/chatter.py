@@ -25,6 +25,8 @@ _SUBORDINATORS = {"when", "whenever", "if", "once", "while"}
 _SPEAKERS = {"i", "we"}
 _SPOT_NOUNS = {"area", "space", "spot", "place", "region", "gap", "room", "position", "location"}
 _SPOT_LEADS = {"in", "into", "at", "to", "on", "onto", "within"}
+_SPOT_PLACES = {*lexicon.RELATION_LEADS, "between"}
+"""What starts the place a spot is said in ("the area behind X", "the space between ...")."""
 _NOUNS = {*lexicon.TYPE_WORDS, *lexicon.GENERIC_HEADS}
 _OPENERS = {*lexicon.DEFINITE, *lexicon.INDEFINITE, *lexicon.UNIVERSAL, *lexicon.COLOR_WORDS}
 """Words a noun phrase starts with."""
@@ -115,10 +117,9 @@ def spots(words: list[str]) -> set[int]:
     """The spot a place is said in ("in the empty area between the two boxes", "to a free spot
     behind the green block"): from the word before it through its noun, when a relation
     follows (what is left, "between the two boxes", is the place), by token index."""
-    leads = {*(p.split()[0] for p, _ in lexicon.RELATION_PHRASES), "between"}
     dropped: set[int] = set()
     for i in range(1, len(words) - 1):
-        if words[i] not in _SPOT_NOUNS or words[i + 1] not in leads:
+        if words[i] not in _SPOT_NOUNS or words[i + 1] not in _SPOT_PLACES:
             continue
         start = next((k for k in reversed(range(i)) if words[k] in _SPOT_LEADS), None)
         between = words[start + 1 : i] if start is not None else []

@@ -18,7 +18,6 @@ API::
 from __future__ import annotations
 
 from collections.abc import Iterator
-from functools import cache
 
 from claw.planner import lexicon
 from claw.planner.indirect import Rewrite
@@ -35,17 +34,11 @@ _PRONOUNS = {"it", "them"}
 _SAID_ALONE = {"sorry", "oops"}
 
 
-@cache
-def _relation_leads() -> frozenset[str]:
-    """The first words of the relation phrases ("to", "on", "next", "in", ...)."""
-    return frozenset(p.split()[0] for p, _ in lexicon.RELATION_PHRASES)
-
-
 def _kind(word: str) -> str:
     """The kind of phrase a word starts: a noun phrase, a place, or other."""
     if word in lexicon.DEFINITE | lexicon.INDEFINITE or word in lexicon.UNIVERSAL:
         return "noun"
-    if word in _relation_leads():
+    if word in lexicon.RELATION_LEADS:
         return "place"
     return word
 

@@ -81,6 +81,8 @@ UNSUPPORTED_VERBS = (
 # Relation phrases (claw.envs.relations declares them with each relation), relation by relation;
 # the grammar's reading does not depend on their order.
 RELATION_PHRASES: tuple[tuple[str, str], ...] = relation_phrases()
+RELATION_LEADS = frozenset(phrase.split()[0] for phrase, _ in RELATION_PHRASES)
+"""The first words of the relation phrases ("to", "on", "next", "in", ...)."""
 DIRECTION_WORDS: tuple[tuple[str, str], ...] = (
     ("to the left", "left"), ("leftward", "left"), ("leftwards", "left"), ("left", "left"),
     ("to the right", "right"), ("rightward", "right"), ("rightwards", "right"),

@@ -59,11 +59,9 @@ def _region_of(text: str) -> str | None:
 def _names_place(target: str) -> bool:
     """True when ``target`` names objects or a table region ("the blue box", "the far side")."""
     nouns = {"side", "corner", "center", "middle", "table", *lexicon.REGION_NOUNS}
-    if _region_of(target) and nouns & set(target.split()):  # not a bare "the right"
-        return True
-    region = parse_region(target)  # "the corner farthest from the bowl", "the edge nearest me"
+    region = parse_region(target)  # "the far side", "the corner farthest from the bowl"
     if region is not None and (region.region is None or nouns & set(target.split())):
-        return True
+        return True  # (with a region noun: not a bare "the right")
     try:
         parse_reference(target)
     except UnparseableError:

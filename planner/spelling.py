@@ -136,12 +136,6 @@ def _scene_has(word: str, scene_words: Collection[str]) -> bool:
 _PHRASE_ENDS = {"", ",", ".", "!", "?", ";", ":", "and", "then"}
 
 
-@cache
-def _relation_leads() -> frozenset[str]:
-    """The first words of the relation phrases ("to", "on", "next", "in", ...)."""
-    return frozenset(p.split()[0] for p, _ in lexicon.RELATION_PHRASES)
-
-
 def _position(before: str, after: str) -> str:
     """Where an unknown word stands, for what it may mean: before a head noun an adjective,
     before a region's head a region word, between a phrase and a determiner a preposition,
@@ -259,4 +253,4 @@ def heads_a_phrase(before: str, after: str) -> bool:
     """Whether a word between ``before`` and ``after`` is the noun of a noun phrase: after a
     determiner, and not before a word the phrase could go on with."""
     determiners = {*lexicon.DEFINITE, *lexicon.INDEFINITE} - {"that", "this"}
-    return before in determiners and (after in _PHRASE_ENDS or after in _relation_leads())
+    return before in determiners and (after in _PHRASE_ENDS or after in lexicon.RELATION_LEADS)
