@@ -22,9 +22,14 @@ from claw.eval.suite import Suite
 from claw.library.storage import default_root
 
 LONG_RUN = (
-    "put the red block in the blue box, then put the green block in the blue box, then put the "
-    "yellow block next to the blue box"
+    "put the red block left of the blue box, then put the green block right of the blue box, then "
+    "put the red block in front of the blue box, then put the green block behind the blue box, "
+    "then put the red block right of the blue box, then put the green block left of the blue box, "
+    "then put the yellow block in front of the blue box, then put the red block behind the blue "
+    "box, then put the yellow block in the blue box"
 )
+"""18 steps, about 4 s of wall time on physics after the library opens (3 steps gave 1.7 s, which
+a loaded machine's late poll could miss: the run ended before its Ctrl-C). Never run to its end."""
 QUICK_FAIL = {"id": "q", "instruction": "put the purple block in the blue box", "goal": []}
 """A case that fails before anything moves (no purple block): no physics to wait for."""
 HANG_GUARD = 300  # s: only against a hang; never a pass criterion
