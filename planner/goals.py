@@ -166,6 +166,14 @@ class _Grounder:
         for goal in self.goal:
             self.turn_of.setdefault(str(goal), request.turn)
 
+    def _replace_held(self, movers: list[str]) -> None:
+        """A later request about an object replaces holding it or setting it aside."""
+        self.goal = [
+            g
+            for g in self.goal
+            if not (g.args[0] in movers and (g.name == "holding" or g in self.aside))
+        ]
+
     def _supersede(self, movers: list[str]) -> None:
         """Goals of earlier turns about what this request moves become waypoints: reached in
         their turn, not checked at the end ("move it to the left side, then onto the red
@@ -263,6 +271,7 @@ class _Grounder:
         goals = _unstack(request, self.resolve, self.world, planned)
         taken = [g for g in goals if g not in self.goal]
         self._supersede([g.args[0] for g in taken])  # "put it in the box, then take it out"
+        self._replace_held([g.args[0] for g in taken])  # "pick it up and put it on the table"
         self.goal.extend(taken)
         self.aside.extend(taken)
 
@@ -275,12 +284,7 @@ class _Grounder:
         verb = {"pick": "pick up", "stack": "stack"}.get(request.action, "carry")
         movers = _movers(self.resolve, request.objects, verb)
         self._supersede(movers)
-        # a later request about an object replaces holding it or setting it aside
-        self.goal = [
-            g
-            for g in self.goal
-            if not (g.args[0] in movers and (g.name == "holding" or g in self.aside))
-        ]
+        self._replace_held(movers)
         if request.action == "pick":
             self.goal.extend(Predicate.of("holding", o) for o in movers)
         elif request.relation == "at":
@@ -493,13 +497,14 @@ def _unstack(
     if request.target is not None:
         resolve.last = previous
         base = resolve.one(request.target, "block")
+        put = [o for o in named if planned.get(o) == base]  # "put it in the box, then take it out"
         if type_of(base, world) == "box":  # "take the red block out of the box": next to it
             chosen = [o for o in named if evaluate(Predicate.of("in", o, base), world).holds]
-            order = chosen
+            order = chosen + [o for o in put if o not in chosen]
         else:  # "take the blocks off the red block": top first
             chosen = [o for o in above(base, on_blocks) if o in named]
-            order = chosen[::-1]
-        resolve.last = chosen or named
+            order = [o for o in put if o not in chosen] + chosen[::-1]
+        resolve.last = order or named
         return [Predicate.of("next_to", o, base) for o in order]
     if request.relation == "out":  # "take it out": of the box it is in, next to that box
         held = {**rests_on, **planned}

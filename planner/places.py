@@ -140,6 +140,9 @@ def parse_place(rest: str, clause: str, action: str, elide: bool = False) -> Req
     each_other = _placements(rest)[1]
     if each_other is not None:  # "put the blocks on top of each other": a stack
         action, rest = "stack", each_other
+    beside = _beside_each_other(rest, clause, action)
+    if beside is not None:
+        return beside
     between = _between(rest, clause, action)
     if between is not None:
         return between
@@ -183,6 +186,19 @@ def _between(rest: str, clause: str, action: str) -> Request | None:
     return Request(action=action, objects=parse_references(objects), relation="between",
                    target=targets[0], target2=targets[1] if len(targets) == 2 else None,
                    text=clause)  # fmt: skip
+
+
+RECIPROCALS = ("each other", "one another")
+
+
+def _beside_each_other(rest: str, clause: str, action: str) -> Request | None:
+    """ "put the blue and green blocks next to each other": the objects together (not next to
+    every other object); None when the place is not a reciprocal next to."""
+    split = find_relation(rest) if action == "place" else None
+    if split is None or split[1] != "next_to" or split[2] not in RECIPROCALS:
+        return None
+    objects = parse_references(split[0])
+    return Request(action="place", objects=objects, relation="together", text=clause)
 
 
 def _grouped(rest: str, clause: str, action: str) -> Request | None:
