@@ -11,6 +11,7 @@ from collections.abc import Collection
 from functools import cache
 
 from claw.planner import lexicon
+from claw.planner.corrections import MARKERS
 from claw.planner.indirect import NEGATIONS, STATE_VERBS, phrase_start
 from claw.planner.inflection import verb_forms
 from claw.planner.parsing import NUMBER
@@ -140,6 +141,50 @@ def tails(words: list[str]) -> set[int]:
     return dropped
 
 
+_TABLE_PLACE = ("on", "onto", "upon")
+_MODIFIER_MARKS = {*STATE_VERBS, "that", "which"}
+"""What makes a place part of a noun phrase ("the block that is next to the box")."""
+
+
+def table_adjuncts(words: list[str]) -> set[int]:
+    """A clause's closing "on the table" after a place said before it, by token index ("place
+    the green block left of the blue box on the table", "... between the red box and the blue
+    box on the table"): where such a placement happens, not a second place. Read as the place,
+    it would make the place before it describe the object. A place marked as the object's
+    ("the block that is next to the box") or one before an "and" keeps it."""
+    found: set[int] = set()
+    for end in range(3, len(words) + 1):
+        if end < len(words) and words[end] not in (*_SENTENCE_END, ",", "then"):
+            continue
+        start = end - 3 if words[end - 2] in lexicon.DEFINITE else end - 2
+        if words[start] not in _TABLE_PLACE or words[end - 1] != "table":
+            continue
+        if _place_before(words, start):
+            found.update(range(start, end))
+    return found
+
+
+def _place_before(words: list[str], stop: int) -> bool:
+    """Whether a place phrase starts in the clause before ``stop`` (after its verb), not marked
+    as a noun phrase's and with no "and" after it (but the one of "between ... and ...")."""
+    start = stop
+    while start > 1 and words[start - 1] not in (*_SENTENCE_END, ",", "then", *verb_words()):
+        start -= 1
+    first = next((i for i in range(start, stop) if _place_starts(words, i)), None)
+    if first is None or words[first - 1] in _MODIFIER_MARKS:
+        return False
+    return words[first] == "between" or "and" not in words[first:stop]
+
+
+def _place_starts(words: list[str], i: int) -> bool:
+    return words[i] == "between" or any(
+        tuple(words[i : i + len(phrase)]) == phrase for phrase in _RELATION_WORDS
+    )
+
+
+_RELATION_WORDS = tuple(tuple(phrase.split()) for phrase, _ in lexicon.RELATION_PHRASES)
+
+
 def statement_verbs(words: list[str]) -> set[int]:
     """Where a statement's verb stands ("the red block covers the green block"): a word right
     after a noun and right before a determiner or a colour, with no verb before it in its
@@ -158,15 +203,53 @@ def statement_verbs(words: list[str]) -> set[int]:
 
 def asides(words: list[str], unknown: Collection[int]) -> set[int]:
     """A sentence's closing "I guess", "we think": "I" or "we" and only words the lexicon
-    lacks after it to the sentence's end, by token index."""
+    lacks after it to the sentence's end; its opening "I think (that)", "I guess maybe" before
+    what it is about; by token index."""
     dropped: set[int] = set()
     for sentence in sentences(words):
+        opening = _opening_aside(words, sentence, unknown)
+        dropped.update(opening)
         said = [i for i in sentence if words[i] not in _SENTENCE_END]
         subject = next((k for k in reversed(range(len(said))) if words[said[k]] in _SPEAKERS),
                        None)  # fmt: skip
         rest = said[subject + 1 :] if subject else []  # a first "I" starts the request
         if rest and all(i in unknown for i in rest):
             dropped.update(said[subject:])
+    return dropped
+
+
+def _opening_aside(words: list[str], sentence: list[int], unknown: Collection[int]) -> list[int]:
+    """ "I think", "we guess that", "I believe maybe" at a sentence's start (after hedges): the
+    speaker and the words the lexicon lacks, hedges and "that" after it, when a noun phrase
+    follows; else none."""
+    start = next((k for k, i in enumerate(sentence) if words[i] not in lexicon.HEDGES), None)
+    if start is None or words[sentence[start]] not in _SPEAKERS:
+        return []
+    said = tuple(words[i] for i in sentence[start : start + 2])
+    if said in MARKERS:  # "I mean the red block": a correction
+        return []
+    end = start + 1
+    while end < len(sentence) and (
+        sentence[end] in unknown or words[sentence[end]] in (*lexicon.HEDGES, "that")
+    ):
+        end += 1
+    if end == start + 1 or end == len(sentence) or words[sentence[end]] not in _OPENERS:
+        return []
+    return sentence[:end]
+
+
+def but_preambles(words: list[str]) -> set[int]:
+    """What a sentence says before a "but" that the request follows, when it names nothing ("not
+    sure if this works but can you stack ...": its "not" is not the request's), by token
+    index. A "but" that names an exception ("all but the red one") follows a content word."""
+    dropped: set[int] = set()
+    for sentence in sentences(words):
+        at = next((k for k, i in enumerate(sentence) if words[i] == "but"), None)
+        if not at or at + 1 == len(sentence):
+            continue
+        head = sentence[:at]
+        if not any(words[i] in content_words() for i in head):
+            dropped.update(sentence[: at + 1])
     return dropped
 
 

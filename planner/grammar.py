@@ -190,8 +190,11 @@ def parse_clause(clause: str, elide: bool = True) -> Request:
 
 
 def _unstacking(found: tuple[str, str, str] | None, text: str, clause: str) -> Request | None:
-    """An unstack: by its verb, "take the tower apart", "take the blocks off the red block"."""
+    """An unstack: by its verb, "take the tower apart", "take the blocks off the red block"; "lift
+    the red block off the table" is a pick."""
     off = parse_first("off", text)
+    if off is not None and tokens(text_of(off, -1)).words[-1:] == ("table",):
+        return Request(action="pick", objects=parse_references(text_of(off, "span")), text=clause)
     if off is not None:  # "take the blocks off the red block", "remove it from the box"
         return parse_unstack(text_of(off, "span"), clause, target=text_of(off, -1))
     if found is not None and found[0] == "unstack":
@@ -200,6 +203,9 @@ def _unstacking(found: tuple[str, str, str] | None, text: str, clause: str) -> R
     if apart is not None:  # "take the tower apart"
         return parse_unstack(text_of(apart, "span"), clause)
     words = tokens(text)
+    if len(words.words) > 2 and words.words[:2] in _OUT_FIRST:  # "take out the red block"
+        taken = parse_unstack(words.slice(2, len(words.words)), clause)
+        return taken.model_copy(update={"relation": "out"})
     if len(words.words) > 2 and words.words[-1] in ("out", "off") and words.words[0] in _OFF_VERBS:
         end = len(words.words) - 1
         while end > 2 and words.words[end - 1] in _ADVERBS:  # "take it back out"
@@ -210,6 +216,7 @@ def _unstacking(found: tuple[str, str, str] | None, text: str, clause: str) -> R
 
 
 _OFF_VERBS = set(lexicon.GRAMMAR_WORDS["off_verb"])
+_OUT_FIRST = {(verb, "out") for verb in _OFF_VERBS}
 _ADVERBS = set(lexicon.GRAMMAR_WORDS["adverb"])
 
 

@@ -13,6 +13,7 @@ API::
 
     active(words, names_something)        # Rewrite(words=["put", "the", "red", ...], ...) or None
     causative(words, names_something)     # Rewrite(words=["move", ...], ...) or None
+    outcome(words, names_something)       # Rewrite(words=["stack", "the", ...], ...) or None
     fronted(words, verbs)                 # Rewrite(words=["pick", "up", ...], ...) or None
     topic(words, verbs, names_something)  # Rewrite(words=["put", "the", "blue", ...]) or None
     holder(words, names_something)        # Rewrite(words=["put", "the", "green", ...]) or None
@@ -31,7 +32,7 @@ from claw.planner.inflection import verb_forms
 from claw.planner.lexicon import NEGATIONS
 
 __all__ = ["NEGATIONS", "STATE_VERBS", "Rewrite", "active", "causative", "fronted", "holder",
-           "phrase_start", "topic", "unwanted", "wanted_state"]  # fmt: skip
+           "outcome", "phrase_start", "topic", "unwanted", "wanted_state"]  # fmt: skip
 
 AUXILIARIES = {"be", "is", "are", "was", "were", "been", "being", "get", "gets", "got"}
 """The words before a participle that make it passive ("be put", "get moved")."""
@@ -121,6 +122,31 @@ def causative(words: list[str], names_something: Callable[[str], bool]) -> Rewri
     return None
 
 
+WANTING = {"want", "wants", "need", "needs", "like", "prefer", "get", "have"}
+"""Verbs whose object's participle is the outcome asked for ("I need the blocks stacked")."""
+
+
+def outcome(words: list[str], names_something: Callable[[str], bool]) -> Rewrite | None:
+    """ "I need the blue blocks stacked up", "get the red block moved to the left": the
+    participle's verb done to what the wanting verb's object names; None when ``words`` asks
+    for no such outcome (or says "not")."""
+    if set(words) & NEGATIONS:
+        return None
+    for k in range(2, len(words)):
+        word = words[k]
+        if word not in _participles() or names_something(word) or words[k - 1] in AUXILIARIES:
+            continue
+        lead = next((j for j in reversed(range(k - 1)) if words[j] in WANTING), None)
+        between = words[lead + 1 : k] if lead is not None else []
+        if lead is None or not any(map(names_something, between)) or set(between) & _BOUNDARIES:
+            continue
+        sentence = max((i + 1 for i in range(lead) if words[i] in _BOUNDARIES), default=0)
+        verb = _participles()[word].split()
+        rewritten = [*words[:sentence], *verb, *between, *words[k + 1 :]]
+        return Rewrite(rewritten, set(range(sentence, lead + 1)), k)
+    return None
+
+
 def fronted(words: list[str], verbs: Collection[str]) -> Rewrite | None:
     """ "in the drawer, pick up the red block": the place said first, read after the request
     ("pick up the red block in the drawer"); None when ``words`` does not start so."""
@@ -141,7 +167,7 @@ def topic(
     """ "the blue block, put it next to the red box", "green cube: place on the yellow cube":
     the object said first, then the request about it — read as its "it", else right after its
     verb. None when ``words`` does not start with a noun phrase (no verb, no place, no "not")
-    and a mark, then a verb."""
+    and a mark, then a verb or words with an "it"."""
     start = next((i for i, w in enumerate(words) if w not in TOPIC_MARKS), len(words))
     end = next((i for i in range(start, len(words)) if words[i] in TOPIC_MARKS), None)
     if end is None or end == start:
@@ -152,10 +178,10 @@ def topic(
         return None
     v = next((i for i in range(end, len(words)) if words[i] not in TOPIC_MARKS), len(words))
     said = words[v:]
-    if not said or said[0] not in verbs or NEGATIONS & set(said):
-        return None
-    marks = set(range(start)) | set(range(end, v))
     pronoun = next((k for k, w in enumerate(said) if w in ("it", "them")), None)
+    if not said or NEGATIONS & set(said) or (said[0] not in verbs and pronoun is None):
+        return None  # "the red block, I need it on the left": its "it" says what it is about
+    marks = set(range(start)) | set(range(end, v))
     if pronoun is not None:
         return Rewrite([*said[:pronoun], *lead, *said[pronoun + 1 :]], marks | {v + pronoun})
     verb = 2 if " ".join(said[:2]) in verbs else 1  # "pick up"

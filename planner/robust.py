@@ -42,6 +42,7 @@ from claw.common.exceptions import ClawError
 from claw.planner import lexicon
 from claw.planner.chatter import (
     asides,
+    but_preambles,
     chatter,
     codas,
     has_content,
@@ -50,6 +51,7 @@ from claw.planner.chatter import (
     preambles,
     spots,
     statement_verbs,
+    table_adjuncts,
     tails,
     wish,
 )
@@ -68,6 +70,7 @@ from claw.planner.indirect import (
     causative,
     fronted,
     holder,
+    outcome,
     topic,
     unwanted,
     wanted_state,
@@ -152,12 +155,21 @@ def _draft(instruction: str, scene_words: Collection[str]) -> _Draft:
 
 def _casual(text: str) -> list[str]:
     """The tokens of a normalised text, chat abbreviations and apostrophe-less contractions
-    written out."""
+    written out ("its" too, before a place)."""
+    said = list(tokens(text).words)
     words: list[str] = []
-    for word in tokens(text).words:
+    while said:
+        word = said.pop(0)
+        if said and word + said[0] in lexicon.ABBREVIATIONS:  # "w/": read as typed
+            word += said.pop(0)
         full = lexicon.ABBREVIATIONS.get(word) or lexicon.CONTRACTIONS.get(word) or word
+        if word == "its" and said[:1] and said[0] in _PLACE_LEADS:  # "so its behind the box"
+            full = "it is"
         words.extend(full.split())
     return words
+
+
+_PLACE_LEADS = {*lexicon.RELATION_LEADS, "between"}
 
 
 Check = Callable[[list[Request]], object]
@@ -223,6 +235,9 @@ def read_instruction(
             that could name something and was not understood).
         AmbiguousError, UnsupportedError: as the grammar raises them.
     """
+    adjunct = _adjunct_reading(instruction, check)
+    if adjunct is not None:
+        return adjunct
     try:
         return Reading(parse_instruction(instruction))
     except AmbiguousError:
@@ -235,9 +250,9 @@ def read_instruction(
     if any(map(draft.unknown.__contains__, statement_verbs(draft.words))):
         raise refusal  # "the red block covers the green block": its verb cannot be left out
     base: set[int] = set()
-    empty: set[int] = set()
-    stages = (empty, chatter(draft.words), preambles(draft.words), codas(draft.words),
-              asides(draft.words, draft.unknown), headings(draft.words),
+    stages = (table_adjuncts(draft.words), chatter(draft.words), preambles(draft.words),
+              codas(draft.words), asides(draft.words, draft.unknown), but_preambles(draft.words),
+              headings(draft.words),
               spots(draft.words), tails(draft.words))  # fmt: skip
     for dropped in stages:
         base |= dropped
@@ -265,6 +280,20 @@ def read_instruction(
     if reading is None:
         raise refusal
     return reading
+
+
+def _adjunct_reading(instruction: str, check: Check | None) -> Reading | None:
+    """The reading with a closing "on the table" left out (:func:`table_adjuncts`), where it
+    has one and that reads; else ``None``."""
+    if len(instruction) > MAX_INSTRUCTION_CHARS:
+        return None
+    words = _casual(normalise(instruction))
+    adjunct = table_adjuncts(words)
+    if not adjunct:
+        return None
+    draft = _Draft(words)
+    requests = _attempt(draft.text(adjunct), check)
+    return None if requests is None else draft.reading(requests, adjunct)
 
 
 def _by_parts(draft: _Draft, scene_words: Collection[str], check: Check | None) -> Reading | None:
@@ -336,6 +365,7 @@ def _indirect(
     rewrites = (
         active(words, names),
         causative(words, names),
+        outcome(words, names),
         fronted(words, verb_words()),
         topic(words, verb_words(), names),
         holder(words, names),
