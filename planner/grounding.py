@@ -267,6 +267,8 @@ def _ranked(
     "medium", those between the smallest and the biggest."""
     if f.measure == "medium":
         return _medium(ref, found, world)
+    if f.measure == "middle":
+        return _middle_of_row(ref, found, position)
     measure = f.measure
     if measure == "top":  # the highest where some stand on others, else the farthest
         bottoms = [world.get(n).bottom for n in found]
@@ -330,6 +332,23 @@ def _medium(ref: Reference, found: list[str], world: WorldState) -> list[str]:
             f"{ref.text!r} could be any of {', '.join(middle or found)}: {between}"
         )
     return middle
+
+
+def _middle_of_row(ref: Reference, found: list[str], position: dict[str, np.ndarray]) -> list[str]:
+    """The one in the middle of ``found`` along the way they are spread most (left to right, or
+    far to near).
+
+    Raises:
+        AmbiguousError: an even number of them (no one is in the middle).
+    """
+    points = np.array([position[n][:2] for n in found])
+    axis = int(np.argmax(np.ptp(points, axis=0))) if len(found) > 1 else 0
+    row = sorted(found, key=lambda n: float(position[n][axis]))
+    if len(row) % 2 == 0:
+        raise AmbiguousError(
+            f"{ref.text!r} could be any of {', '.join(row)}: {len(row)} in a row have no middle"
+        )
+    return [row[len(row) // 2]]
 
 
 def _luminance(color: str) -> float:

@@ -132,6 +132,8 @@ SIDE_WORDS = {"left": "left", "right": "right", "top": "far", "bottom": "near", 
 EXTREME_WORDS = {"leftmost": "left", "rightmost": "right", "topmost": "far", "uppermost": "far",
                  "bottommost": "near", "lowermost": "near", "closest": "closest",
                  "nearest": "closest", "farthest": "farthest", "furthest": "farthest"}  # fmt: skip
+MIDDLE_WORDS = ("middle", "center", "centre", "central")
+"""Before a noun: the one in the middle of its row ("the middle block")."""
 # Lightness, measured from each colour's rendered RGB (relative luminance): "the light colored
 # block" is the lightest of those that could be meant.
 LIGHTNESS_WORDS = {"light": "light", "lighter": "light", "lightest": "light", "pale": "light",

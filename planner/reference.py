@@ -43,6 +43,7 @@ from claw.planner.lexicon import (
     INDEFINITE,
     LIGHTNESS_WORDS,
     MATCH_WORDS,
+    MIDDLE_WORDS,
     NO_OP,
     NUMBER_WORDS,
     ORDINAL_WORDS,
@@ -261,12 +262,15 @@ def _colour(words: Cursor, ref: Reference) -> _Pre | None:
 
 
 def _family(words: Cursor, ref: Reference) -> _Pre | None:
-    """ "the warm colored blocks" (not "warm to the touch")."""
+    """ "the warm colored blocks", "the cool colors" (not "warm to the touch")."""
     word = words.peek()
     if word not in COLOR_FAMILIES or words.peek(1) in ("to", "from"):
         return None
     words.i += 1
     ref.family = word
+    if words.take("colors") or words.take("colours"):  # "the cool colors": the objects of them
+        ref.quantity = "all" if ref.quantity == "one" else ref.quantity
+        return "head"
     words.take("colored") or words.take("coloured") or words.take("color")
     return "pre"
 
@@ -312,6 +316,17 @@ def _side_extreme(words: Cursor, ref: Reference) -> _Pre | None:
         measure = "near" if measure == "closest" else "far"
     words.i += 1
     ref.filters.append(Filter(kind="extreme", measure=measure))
+    return "pre"
+
+
+def _middle(words: Cursor, ref: Reference) -> _Pre | None:
+    """ "the middle block", "the center red cube": the one between the others along their row
+    (not "the middle of", "the center side")."""
+    if words.peek() not in MIDDLE_WORDS or words.peek(1) not in (*TYPE_WORDS, *GENERIC_HEADS,
+                                                                *COLOR_WORDS):  # fmt: skip
+        return None
+    words.i += 1
+    ref.filters.append(Filter(kind="extreme", measure="middle"))
     return "pre"
 
 
@@ -371,7 +386,7 @@ def _verbal(words: Cursor, ref: Reference) -> _Pre | None:
 
 _PRE_MODIFIERS: tuple[Callable[[Cursor, Reference], _Pre | None], ...] = (
     _no_op, _match_word, _colour, _family, _size, _lightness, _ordinal, _side_extreme,
-    _side_adjective, _collective, _other, _verbal,
+    _middle, _side_adjective, _collective, _other, _verbal,
 )  # fmt: skip
 """The pre-modifiers, tried in this order at each word before the head."""
 

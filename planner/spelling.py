@@ -73,6 +73,7 @@ def content_words() -> frozenset[str]:
     tables = (
         lexicon.COLOR_WORDS, lexicon.OTHER_COLORS, lexicon.TYPE_WORDS, lexicon.GENERIC_HEADS,
         lexicon.SIZE_WORDS, lexicon.LIGHTNESS_WORDS, lexicon.EXTREME_WORDS, lexicon.SIDE_WORDS,
+        lexicon.MIDDLE_WORDS,
         lexicon.REGION_HEADS, lexicon.REGION_ALIASES, lexicon.ORDINAL_WORDS,
         lexicon.COLOR_FAMILIES, lexicon.VERB_CLASSES, lexicon.GRAMMAR_WORDS["tower_verb"],
         lexicon.GRAMMAR_WORDS["unstack"], lexicon.RELATION_PHRASES, lexicon.DIRECTION_WORDS,
