@@ -254,7 +254,7 @@ class _Grounder:
                 away = request.distance or pushing.AWAY_DISTANCE
                 move = pushing.push_away(self.world, obj, ref, away)
             else:
-                move = pushing.push_towards(self.world, obj, ref)
+                move = pushing.push_towards(self.world, obj, ref, request.distance)
             if move.needed:
                 calls.append(move.call())
         return calls
@@ -354,6 +354,8 @@ class _Grounder:
         """A stack with no base named: by size, all at once, or a block at a time."""
         if request.bottom is not None:  # "stack the blocks from the biggest to the smallest"
             self.goal.append(Predicate.of("stacked", *_by_size(movers, request, self.world)))
+        elif any(r.matching for r in request.objects):  # "stack the same coloured blocks"
+            self.goal.extend(_stacks_by_colour(movers, self.world))
         elif len(movers) > 1 and request.levels is None:
             self.goal.append(Predicate.of("stacked", *movers))
         else:
@@ -527,6 +529,21 @@ def _unstack(
         elif obj in rests_on and out_of_boxes:  # in a box: next to it
             goals.append(Predicate.of("next_to", obj, rests_on[obj]))
     return goals
+
+
+def _stacks_by_colour(movers: list[str], world: WorldState | None) -> list[Predicate]:
+    """A stack of each colour that two or more of ``movers`` share.
+
+    Raises:
+        UnsupportedError: no two of them share a colour.
+    """
+    by_colour: dict[str, list[str]] = {}
+    for obj in movers:
+        by_colour.setdefault(color_of(obj, world), []).append(obj)
+    stacks = [Predicate.of("stacked", *same) for same in by_colour.values() if len(same) > 1]
+    if not stacks:
+        raise UnsupportedError(f"no two of {', '.join(movers)} have the same colour to stack")
+    return stacks
 
 
 def _by_size(movers: list[str], request: Request, world: WorldState | None) -> list[str]:

@@ -128,9 +128,10 @@ def _refuse(problem: str | None) -> None:
         raise UnsupportedError(problem)
 
 
-def push_towards(world: WorldState, obj: str, ref: str) -> PushMove:
+def push_towards(world: WorldState, obj: str, ref: str, distance: float | None = None) -> PushMove:
     """The push that brings ``obj`` towards ``ref`` along the dominant axis between their
-    centres, until their footprints are :data:`TOWARDS_GAP` apart (to the millimetre).
+    centres, until their footprints are :data:`TOWARDS_GAP` apart (to the millimetre); with a
+    ``distance`` ("push it 10 cm towards the box"), that far along it.
 
     Where no axis push comes that near (``ref`` stands off to the side), the nearest one is
     taken if it ends within next_to's gap (:data:`~claw.envs.spatial.NEAR_GAP`).
@@ -149,6 +150,14 @@ def push_towards(world: WorldState, obj: str, ref: str) -> PushMove:
     def gap(distance: float) -> float:
         return geometry.polygon_gap(start + distance * u, target)
 
+    if distance is not None:
+        _check_distance(distance)
+        if gap(distance) <= TOWARDS_GAP:
+            raise UnsupportedError(f"pushing {obj} {cm(distance)} {direction} runs into {ref}: "
+                                   f"it is {cm(gap(0.0))} away")  # fmt: skip
+        _refuse(push_problem(world, a, direction, distance))
+        reason = f"{obj} pushed {cm(distance)} {direction} ends {cm(gap(distance))} from {ref}"
+        return PushMove(object=obj, direction=direction, distance=distance, reason=reason)
     if gap(0.0) <= TOWARDS_GAP:
         return PushMove(object=obj, direction=direction, distance=0.0,
                         reason=f"{obj} is {cm(gap(0.0))} from {ref} already")  # fmt: skip
@@ -172,6 +181,12 @@ def push_towards(world: WorldState, obj: str, ref: str) -> PushMove:
     _refuse(push_problem(world, a, direction, distance))
     reason = f"{obj} pushed {cm(distance)} {direction} ends {cm(gap(distance))} from {ref}"
     return PushMove(object=obj, direction=direction, distance=distance, reason=reason)
+
+
+def _check_distance(distance: float) -> None:
+    if not 0.0 < distance <= MAX_DISTANCE:
+        raise UnsupportedError(f"a push goes above 0 and at most {cm(MAX_DISTANCE)}, not "
+                               f"{cm(distance)}")  # fmt: skip
 
 
 def _convex_minimum(f: Callable[[float], float], lo: float, hi: float) -> float:
@@ -210,9 +225,7 @@ def push_away(world: WorldState, obj: str, ref: str, distance: float = AWAY_DIST
             longest]; or neither push can be made (the message says why).
         UnknownObjectError: ``obj`` or ``ref`` names no object.
     """
-    if not 0.0 < distance <= MAX_DISTANCE:
-        raise UnsupportedError(f"a push goes above 0 and at most {cm(MAX_DISTANCE)}, not "
-                               f"{cm(distance)}")  # fmt: skip
+    _check_distance(distance)
     a, b = _pair(world, obj, ref)
     delta = a.xy - b.xy
     minor = delta * (np.array([0.0, 1.0]) if abs(delta[0]) >= abs(delta[1]) else [1.0, 0.0])
