@@ -75,6 +75,9 @@ def corrections(words: list[str], verbs: frozenset[str]) -> Iterator[Rewrite]:
     )  # fmt: skip
     if start is None:
         return
+    while prior := next((m for m in MARKERS if tuple(words[max(start - len(m), 0) : start]) == m
+                         and start > len(m)), None):  # fmt: skip
+        start -= len(prior)  # "actually make that ...": both markers
     end = _marker_end(words, start)
     assert end is not None
     before = list(range(start - 1))
@@ -109,9 +112,14 @@ def _first_part_end(words: list[str]) -> int:
 
 
 def _phrase_end(words: list[str], start: int, limit: int) -> int:
-    """Where the noun phrase at ``start`` ends: at the next relation word or mark."""
+    """Where the noun phrase at ``start`` ends: at the next relation word (not one after an
+    article: "the right side") or mark."""
     return next((k for k in range(start + 1, limit)
-                 if _kind(words[k]) == "place" or words[k] in _BOUNDARIES), limit)  # fmt: skip
+                 if (_kind(words[k]) == "place" and words[k - 1] not in _ARTICLES)
+                 or words[k] in _BOUNDARIES), limit)  # fmt: skip
+
+
+_ARTICLES = lexicon.DEFINITE | lexicon.INDEFINITE
 
 
 def _type(words: list[str], start: int) -> str | None:

@@ -216,7 +216,7 @@ INDEFINITE = {"a", "an", "any", "some"}
 UNIVERSAL = {"all", "every", "each", "both", "whatever", "whichever"}
 NO_OP = {"only", "single", "sole", "lone", "same"}  # "the only block": a definite singular
 MATCH_WORDS = {"matching": True, "matched": True, "corresponding": True, "same": True,
-               "mismatched": False,
+               "identical": True, "identically": True, "mismatched": False,
                "mismatching": False, "unmatched": False, "different": False}  # fmt: skip
 GENERIC_HEADS = {"one", "ones", "object", "objects", "thing", "things", "item", "items", "piece",
                  "pieces"}  # fmt: skip

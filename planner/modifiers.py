@@ -23,6 +23,7 @@ from claw.planner.lexicon import (
     EXCEPT,
     EXTREME_WORDS,
     GENERIC_HEADS,
+    HOLDING_VERBS,
     MATCH_VERBS,
     ON_TABLE,
     PARITY,
@@ -199,6 +200,7 @@ def _parity(words: Cursor, ref: Reference) -> bool | None:
 
 def _with_of(words: Cursor, ref: Reference) -> bool | None:
     """ "of warm colours", "with the same colour as the red box"."""
+    mark = words.i
     if not (words.take("with") or words.take("of")):
         return None
     words.take("a")
@@ -206,7 +208,10 @@ def _with_of(words: Cursor, ref: Reference) -> bool | None:
         ref.family = words.peek()
         words.i += 2
         return True
-    return _colour_match(words, ref)
+    if _colour_match(words, ref):
+        return True
+    words.i = mark  # "with the red block in it": what it holds
+    return None
 
 
 def _temporal(words: Cursor, ref: Reference) -> bool | None:
@@ -309,6 +314,31 @@ def _under(words: Cursor, ref: Reference, negated: bool) -> bool | None:
     return None
 
 
+def _holding(words: Cursor, ref: Reference, negated: bool) -> bool | None:
+    """ "the box containing the green block", "that holds it", "which has the red block in it",
+    "with the red block inside": the named object is in it."""
+    mark = words.i
+    had = words.i > 0 and words.words[words.i - 1] in ("has", "have")  # read with "is", "that"
+    if had or words.take_any(_HOLDER_WORDS):
+        target = words.phrase()
+        if target is not None:
+            words.take_any(_INSIDE_IT)
+            inside = target.filters[-1:]  # "the green block in it": read with the phrase
+            if inside and inside[0].target is not None and inside[0].target.pronoun:
+                target.filters.pop()
+            ref.filters.append(
+                Filter(kind="relation", relation="in", inverse=True, negated=negated,
+                       target=target)
+            )  # fmt: skip
+            return True
+        words.i = mark
+    return None
+
+
+_HOLDER_WORDS = (*((w,) for w in HOLDING_VERBS), ("with",))
+_INSIDE_IT = (("in", "it"), ("inside", "it"), ("in", "them"), ("inside",), ("in", "there"))
+
+
 def _relation(words: Cursor, ref: Reference, negated: bool) -> bool | None:
     """ "(not) left of the blue box", "in the bowl"."""
     mark = words.i
@@ -340,7 +370,7 @@ _POST_AFTER_BE: tuple[Callable[[Cursor, Reference], bool | None], ...] = (
     _temporal, _compass_relation, _extreme_to, _same_colour, _matches, _colour_differs,
 )  # fmt: skip
 _POST_NEGATABLE: tuple[Callable[[Cursor, Reference, bool], bool | None], ...] = (
-    _colour_is, _not_a, _under, _relation, _on_region,
+    _colour_is, _not_a, _under, _holding, _relation, _on_region,
 )  # fmt: skip
 """The post-modifiers, tried in this order: before "is", "that", ...; after them; after "not"."""
 

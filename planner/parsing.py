@@ -156,11 +156,15 @@ def _roles(start: str, words: Words, i: int) -> list[str]:
 
 
 def _before_relation(words: Words, i: int) -> bool:
-    """True when a relation phrase follows token ``i``, and "the" does not precede it."""
+    """True when a relation phrase follows token ``i``, and no word that makes it a side
+    precedes it ("the right", "the far right into the box")."""
     following = words.words[i + 1 :]
-    return not (i and words.words[i - 1] == "the") and any(
+    return not (i and words.words[i - 1] in _SIDE_MARKS) and any(
         following[: len(p)] == p for p in _RELATION_WORDS
     )
+
+
+_SIDE_MARKS = {"the", "far", "very", "extreme", "top", "bottom", "upper", "lower"}
 
 
 Needs = tuple[tuple[frozenset[str], ...], ...]

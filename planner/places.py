@@ -143,8 +143,8 @@ def parse_place(rest: str, clause: str, action: str, elide: bool = False) -> Req
     beside = _beside_each_other(rest, clause, action)
     if beside is not None:
         return beside
-    between = _between(rest, clause, action)
-    if between is not None:
+    between = _between(without(rest, "filler_words", {"so_that"}), clause, action)
+    if between is not None:  # "so it sits between the two boxes"
         return between
     on_table = parse_first("on_table", rest)
     if on_table and action == "place":  # "put every block on the table": unstack them

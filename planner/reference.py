@@ -82,7 +82,29 @@ def parse_references(text: str) -> list[Reference]:
     Raises:
         UnparseableError: ``text`` is not a list of noun phrases.
     """
+    refs = _both_listed(text) or _listed(Cursor(text.strip(), _phrase), text)
+    kind = refs[-1].type  # "the red block and the blue": the type carries over
+    for i, ref in enumerate(refs):
+        if ref.type is None and not ref.pronoun:  # else the last before: "the blue one"
+            ref.type = kind or next((r.type for r in reversed(refs[:i]) if r.type), None)
+    return refs
+
+
+def _both_listed(text: str) -> list[Reference] | None:
+    """ "both the red block and a blue one": the phrases after "both", when they are two or more
+    and the first names one (not "both red blocks", "both of them")."""
     words = Cursor(text.strip(), _phrase)
+    if not words.take("both") or words.done:
+        return None
+    try:
+        refs = _listed(words, text)
+    except UnparseableError:
+        return None
+    return refs if len(refs) > 1 and refs[0].quantity in ("one", "any") else None
+
+
+def _listed(words: Cursor, text: str) -> list[Reference]:
+    """The noun phrases from the cursor on, joined by commas and "and"."""
     refs: list[Reference] = []
     while True:
         ref = _phrase(words)
@@ -90,14 +112,9 @@ def parse_references(text: str) -> list[Reference]:
             raise UnparseableError(f"cannot read {text.strip()!r} as objects of the scene")
         refs.append(ref)
         if words.done:
-            break
+            return refs
         if not (words.take(",", "and") or words.take(",") or words.take("and") or words.take("&")):
             raise UnparseableError(f"cannot read {text.strip()!r} as objects of the scene")
-    kind = refs[-1].type  # "the red block and the blue": the type carries over
-    for i, ref in enumerate(refs):
-        if ref.type is None and not ref.pronoun:  # else the last before: "the blue one"
-            ref.type = kind or next((r.type for r in reversed(refs[:i]) if r.type), None)
-    return refs
 
 
 def parse_region(text: str) -> RegionReference | None:

@@ -219,6 +219,9 @@ def read_word(typed: str, before: str, after: str, scene_words: Collection[str] 
         UnparseableError: it is near a content word, or a meaning, but not sure which.
     """
     english = typed in english_words()
+    heard = sounds_like(typed, before, after, scene_words) if english else None
+    if heard is not None:
+        return heard
     _, near = (0.0, ()) if english else nearest_words(typed)  # no slip
     near = near or abbreviated(typed) or (() if english else joined(typed))
     if len(near) > 1:
@@ -239,6 +242,42 @@ def read_word(typed: str, before: str, after: str, scene_words: Collection[str] 
     if meant is None and nearest:
         raise UnparseableError(f"{typed!r} is not a word claw knows; nearest: {nearest}")
     return meant
+
+
+def sounds_like(
+    typed: str, before: str, after: str, scene_words: Collection[str] = ()
+) -> str | None:
+    """The colour (before a noun) or side (in "the ... of") an English word the lexicon lacks
+    sounds like, when just one does: a dictated homophone ("the read block": red, "to the write
+    of": right). A colour must be one the scene has."""
+    if after == "of" and before in lexicon.DEFINITE:
+        candidates = list(lexicon.SIDE_WORDS)
+    elif _position(before, after) == "adjective":
+        candidates = [w for w in lexicon.COLOR_WORDS if _scene_has(w, scene_words)]
+    else:
+        return None
+    key = sound_key(typed)
+    found = [w for w in candidates if sound_key(w) == key]
+    return found[0] if len(found) == 1 else None
+
+
+_SILENT = ((r"^wr", "r"), (r"^kn", "n"), (r"^wh", "w"), (r"ph", "f"), (r"gh(?=t|$)", ""))
+_SOUND_CLASSES = {c: str(d) for d, cs in enumerate(("bfpv", "cgjkqsxz", "dt", "l", "mn", "r"), 1)
+                  for c in cs}  # fmt: skip
+
+
+def sound_key(word: str) -> str:
+    """American Soundex of ``word`` after its silent letters go ("write", "right": r300)."""
+    for pattern, sound in _SILENT:
+        word = re.sub(pattern, sound, word.lower())
+    digits, last = [], _SOUND_CLASSES.get(word[:1])
+    for letter in word[1:]:
+        digit = _SOUND_CLASSES.get(letter)
+        if digit is not None and digit != last:
+            digits.append(digit)
+        if letter not in "hw":
+            last = digit
+    return (word[:1] + "".join(digits) + "000")[:4]
 
 
 def joined(typed: str) -> tuple[str, ...]:
