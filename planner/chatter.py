@@ -12,9 +12,12 @@ from functools import cache
 
 from claw.planner import lexicon
 from claw.planner.corrections import MARKERS
+from claw.planner.exceptions import UnparseableError
+from claw.planner.forms import Reference
 from claw.planner.indirect import NEGATIONS, STATE_VERBS, phrase_start
 from claw.planner.inflection import verb_forms
 from claw.planner.parsing import NUMBER
+from claw.planner.reference import parse_references
 from claw.planner.spelling import content_words, verb_words
 
 __all__ = ["asides", "chatter", "codas", "has_content", "headings", "names", "preambles",
@@ -251,6 +254,53 @@ def but_preambles(words: list[str]) -> set[int]:
         if not any(words[i] in content_words() for i in head):
             dropped.update(sentence[: at + 1])
     return dropped
+
+
+_NARRATORS = (("the", "robotic", "arm"), ("the", "robot", "arm"), ("the", "robot"), ("robot",),
+              ("the", "arm"), ("the", "claw"), ("you",))  # fmt: skip
+"""Who a sentence that says what the robot does starts with."""
+
+
+def narrated(words: list[str]) -> tuple[set[int], dict[int, str]]:
+    """A sentence that says what the robot does ("The robot arm places the green block inside
+    the box", "you take the block out"): its subject, by token index, and its verbs in the third
+    person, by token index, to their plain form."""
+    third = verb_forms("third")
+    subjects: set[int] = set()
+    plain: dict[int, str] = {}
+    for sentence in sentences(words):
+        said = tuple(words[i] for i in sentence)
+        size = next((len(n) for n in _NARRATORS if said[: len(n)] == n), 0)
+        if not size or size == len(said) or (said[size] not in third and said[0] != "you"):
+            continue
+        subjects.update(sentence[:size])
+        plain.update({i: third[words[i]] for i in sentence[size:] if words[i] in third})
+    return subjects, plain
+
+
+_SEEING = (("there", "is"), ("there", "are"), ("here", "is"), ("here", "are"), ("i", "see"),
+           ("i", "can", "see"), ("you", "see"), ("you", "can", "see"), ("i", "have"),
+           ("we", "have"), ("i", "notice"))  # fmt: skip
+"""What a sentence that says what is there starts with ("there's a yellow block ...")."""
+
+
+def described(words: list[str]) -> list[Reference] | None:
+    """What a sentence that only says what is there names first ("there's a yellow block
+    sitting by itself", "I see a red box, a blue box and four blocks", "the red block is in the
+    gray box right now"), for a later "it"; None when it is no such sentence (a verb, a
+    negation, no noun phrase first)."""
+    if set(words) & (verb_words() | NEGATIONS):
+        return None
+    words = words[next((i for i, w in enumerate(words) if w not in lexicon.HEDGES), 0) :]
+    lead = next((len(s) for s in _SEEING if tuple(words[: len(s)]) == s), None)
+    copula = next((i for i, w in enumerate(words) if w in ("is", "are", "was", "were")), None)
+    said = words[lead:] if lead is not None else words[:copula] if copula else []
+    for end in range(len(said), 0, -1):
+        try:
+            return parse_references(" ".join(said[:end]))
+        except UnparseableError:
+            continue
+    return None
 
 
 def wish(words: list[str]) -> set[int]:

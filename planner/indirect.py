@@ -14,6 +14,8 @@ API::
     active(words, names_something)        # Rewrite(words=["put", "the", "red", ...], ...) or None
     causative(words, names_something)     # Rewrite(words=["move", ...], ...) or None
     outcome(words, names_something)       # Rewrite(words=["stack", "the", ...], ...) or None
+    run_on(words, verbs)                  # Rewrite(words=[..., "and", "put", ...], ...) or None
+    verb_last(words, verbs)               # Rewrite(words=["put", "the", ...], ...) or None
     fronted(words, verbs)                 # Rewrite(words=["pick", "up", ...], ...) or None
     topic(words, verbs, names_something)  # Rewrite(words=["put", "the", "blue", ...]) or None
     holder(words, names_something)        # Rewrite(words=["put", "the", "green", ...]) or None
@@ -32,7 +34,8 @@ from claw.planner.inflection import verb_forms
 from claw.planner.lexicon import NEGATIONS
 
 __all__ = ["NEGATIONS", "STATE_VERBS", "Rewrite", "active", "causative", "fronted", "holder",
-           "outcome", "phrase_start", "topic", "unwanted", "wanted_state"]  # fmt: skip
+           "outcome", "phrase_start", "run_on", "topic", "unwanted", "verb_last",
+           "wanted_state"]  # fmt: skip
 
 AUXILIARIES = {"be", "is", "are", "was", "were", "been", "being", "get", "gets", "got"}
 """The words before a participle that make it passive ("be put", "get moved")."""
@@ -145,6 +148,30 @@ def outcome(words: list[str], names_something: Callable[[str], bool]) -> Rewrite
         rewritten = [*words[:sentence], *verb, *between, *words[k + 1 :]]
         return Rewrite(rewritten, set(range(sentence, lead + 1)), k)
     return None
+
+
+def run_on(words: list[str], verbs: Collection[str]) -> Rewrite | None:
+    """ "put red block in red box put green block in green box": requests typed one after the
+    other with no "and" between them, read with it; None when no verb follows a noun."""
+    ends = {*lexicon.TYPE_WORDS, *lexicon.GENERIC_HEADS, "it", "them"}
+    starts = [k for k in range(2, len(words)) if words[k] in verbs and words[k - 1] in ends]
+    if not starts:
+        return None
+    rewritten = list(words)
+    for k in reversed(starts):
+        rewritten.insert(k, "and")
+    return Rewrite(rewritten, set())
+
+
+def verb_last(words: list[str], verbs: Collection[str]) -> Rewrite | None:
+    """ "Please the red block in the blue box put.": the one verb said last (a word order other
+    languages use), read first; None when the text has another verb or does not end in one."""
+    said = [k for k, w in enumerate(words) if w not in _BOUNDARIES and w not in (",", "please")]
+    found = [k for k, w in enumerate(words) if w in verbs]
+    if len(found) != 1 or not said or found[0] != said[-1] or found[0] == said[0]:
+        return None
+    k = found[0]
+    return Rewrite([words[k], *words[:k], *words[k + 1 :]], set())
 
 
 def fronted(words: list[str], verbs: Collection[str]) -> Rewrite | None:

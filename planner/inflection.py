@@ -1,10 +1,12 @@
-"""The -ing and past-participle forms of the reader's verbs, by English spelling rules ("drop":
-"dropping", "dropped"; "place": "placing", "placed") and a table of irregular participles.
+"""The -ing, past-participle and third-person forms of the reader's verbs, by English spelling
+rules ("drop": "dropping", "dropped", "drops"; "place": "placing", "placed", "places") and a
+table of irregular participles.
 
 API::
 
     gerund("put")          # "putting"
     participle("bring")    # "brought"
+    third_person("push")   # "pushes"
     verb_forms("ing")      # {"putting": "put", "placing": "place", ...}
 """
 
@@ -16,7 +18,7 @@ from typing import Literal
 
 from claw.planner import lexicon
 
-__all__ = ["gerund", "participle", "verb_forms"]
+__all__ = ["gerund", "participle", "third_person", "verb_forms"]
 
 IRREGULAR_PARTICIPLES = {
     "put": "put", "set": "set", "lay": "laid", "bring": "brought", "throw": "thrown",
@@ -71,9 +73,25 @@ def _verbs() -> list[str]:
     return list(dict.fromkeys(p for p in phrases if " " not in p))
 
 
+def third_person(verb: str) -> str:
+    """The third person singular of a verb (its first word): "places", "pushes", "carries"."""
+    head, _, tail = verb.partition(" ")
+    if re.search(r"(s|sh|ch|x|z|o)$", head):
+        head += "es"
+    elif re.search(r"[^aeiou]y$", head):
+        head = head[:-1] + "ies"
+    else:
+        head += "s"
+    return " ".join(filter(None, [head, tail]))
+
+
 @cache
-def verb_forms(form: Literal["ing", "participle"]) -> dict[str, str]:
-    """Each verb's -ing form or past participle, to the verb."""
+def verb_forms(form: Literal["ing", "participle", "third"]) -> dict[str, str]:
+    """Each verb's -ing form, past participle or third person singular, to the verb."""
+    if form == "third":  # "the robot arm removes ...": the unstack verbs too
+        words = lexicon.GRAMMAR_WORDS["unstack"] + lexicon.GRAMMAR_WORDS["off_verb"]
+        verbs = _verbs() + [w for w in words if " " not in w]
+        return {third_person(verb): verb for verb in dict.fromkeys(verbs)}
     inflected = gerund if form == "ing" else participle
     suffix = "ing" if form == "ing" else "ed"
     forms: dict[str, str] = {}

@@ -45,9 +45,11 @@ from claw.planner.chatter import (
     but_preambles,
     chatter,
     codas,
+    described,
     has_content,
     headings,
     names,
+    narrated,
     preambles,
     spots,
     statement_verbs,
@@ -71,8 +73,10 @@ from claw.planner.indirect import (
     fronted,
     holder,
     outcome,
+    run_on,
     topic,
     unwanted,
+    verb_last,
     wanted_state,
 )
 from claw.planner.inflection import verb_forms
@@ -141,6 +145,11 @@ def _draft(instruction: str, scene_words: Collection[str]) -> _Draft:
     """The instruction's tokens, each word the lexicon lacks corrected, matched or marked
     unknown (:func:`_fix_word`), other names of the table read as "table"."""
     draft = _Draft(_casual(normalise(instruction)))
+    subject, plain = narrated(draft.words)  # "the robot arm places ...": "place ..."
+    draft.unknown |= subject
+    for i, verb in plain.items():
+        draft.corrected.append((draft.words[i], verb))
+        draft.words[i] = verb
     known = vocabulary()
     for i, word in enumerate(draft.words):
         if word in lexicon.TABLE_NAMES:  # "on the countertop": the table
@@ -319,6 +328,8 @@ def _by_parts(draft: _Draft, scene_words: Collection[str], check: Check | None) 
                 ignored.extend(words)
             elif k + 1 < len(parts) and k != joined and reads_as_objects(part):  # "the blue
                 parts[k + 1], joined = f"{part} , {parts[k + 1]}", k + 1  # block. put it …"
+            elif k + 1 < len(parts) and (seen := described(words)):  # "there's a red block."
+                requests.append(Request(action="note", objects=seen, text=part, turn=turn))
             else:
                 return None
             continue
@@ -326,7 +337,8 @@ def _by_parts(draft: _Draft, scene_words: Collection[str], check: Check | None) 
         turn += 1
         ignored.extend(reading.ignored)
         corrected.extend(reading.corrected)
-    return Reading(requests, tuple(ignored), tuple(corrected)) if requests else None
+    asked = any(r.action != "note" for r in requests)
+    return Reading(requests, tuple(ignored), tuple(corrected)) if asked else None
 
 
 MAX_SOFT_SPOTS = 16
@@ -370,6 +382,8 @@ def _indirect(
         topic(words, verb_words(), names),
         holder(words, names),
         unwanted(words, names),
+        run_on(words, verb_words()),
+        verb_last(words, verb_words()),
     )
     found = ((kept, r) for r in rewrites if r)
     reading = _first_reading(draft, base | hedges, check, found)

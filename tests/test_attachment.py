@@ -10,11 +10,12 @@ from typing import Any
 import pytest
 from reading import goal_of
 
+from claw.common.exceptions import ClawError
 from claw.envs import TabletopEnv
 from claw.envs.predicates import parse_predicate
 from claw.planner import OfflinePlanner
 from claw.planner.chatter import table_adjuncts
-from claw.planner.exceptions import AmbiguousError
+from claw.planner.exceptions import AmbiguousError, UnsupportedError
 from claw.planner.robust import _casual
 from claw.skills.executor import execute_calls
 
@@ -202,3 +203,155 @@ def test_the_table_as_source_and_a_pick_then_a_place(
     in_box: TabletopEnv, instruction: str, goal: list[str]
 ) -> None:
     assert goal_of(in_box, instruction) == goal
+
+
+TWO_BOXES = {
+    "name": "two_boxes",
+    "objects": [
+        {"type": "box", "color": "blue", "pose": [0.45, 0.15]},
+        {"type": "box", "color": "red", "pose": [0.45, -0.15]},
+        {"type": "block", "color": "green", "in": "blue_box"},
+        {"type": "block", "color": "red", "pose": [0.62, 0.0]},
+    ],
+}
+
+
+@pytest.mark.parametrize(
+    "instruction",
+    [
+        "put the red block in the box containing the green block",
+        "put the red block in the tray that contains the green block.",
+        "put the red block in the box which has the green block in it",
+        "put the red block in the box with the green block inside",
+        "put the red block in the box holding the green block",
+    ],
+)
+def test_a_box_named_by_what_it_holds(make_env: Any, instruction: str) -> None:
+    env = make_env()
+    env.reset(seed=0, options={"scene": TWO_BOXES})
+    assert goal_of(env, instruction) == ["in(red_block, blue_box)"]
+
+
+@pytest.mark.parametrize(
+    ("instruction", "goal"),
+    [
+        # dictated homophones of a colour or a side, where one stands
+        ("put the read block in the blew box", ["in(red_block, blue_box)"]),
+        (
+            "place the yellow block too the write of the read box",
+            ["right_of(yellow_block, red_box)"],
+        ),
+        ("put the grin block on the red box", ["in(green_block, red_box)"]),
+        # "right" after "far" is the side, not the adverb of "right into"
+        ("put the block on the far right into the blue box", ["in(green_block, blue_box)"]),
+        # "both X and Y": the two named
+        (
+            "put both the red block and the green block in the blue box",
+            ["in(red_block, blue_box)", "in(green_block, blue_box)"],
+        ),
+        # what the robot does, said of it
+        (
+            "The robot arm picks up the blue block and places it inside the red box.",
+            ["in(blue_block, red_box)"],
+        ),
+        # "so it sits" before between; requests run together; "actually make that"
+        (
+            "Place the yellow block so it sits between the two boxes",
+            ["between(yellow_block, blue_box, red_box)"],
+        ),
+        (
+            "put the red block in the blue box move the green block next to the red box",
+            ["in(red_block, blue_box)", "next_to(green_block, red_box)"],
+        ),
+        (
+            "move the green block to the right side... actually make that the left side",
+            ["at(green_block, left side)"],
+        ),
+    ],
+)
+def test_second_forms_read_as_meant(
+    default_env: TabletopEnv, instruction: str, goal: list[str]
+) -> None:
+    assert goal_of(default_env, instruction) == goal
+
+
+def test_a_homophone_is_not_taken_for_a_colour_the_scene_lacks(default_env: TabletopEnv) -> None:
+    with pytest.raises(ClawError):  # "wide" sounds like white: the default scene has none
+        OfflinePlanner().plan("put the wide block in the blue box", default_env)
+
+
+def test_a_stack_of_matching_colours_is_one_per_colour(make_env: Any) -> None:
+    env = make_env()
+    blocks = [{"type": "block", "color": c} for c in ("red", "red", "blue", "blue", "green")]
+    env.reset(seed=0, options={"scene": {"name": "pairs", "objects": blocks}})
+    assert goal_of(env, "Place identically colored blocks on top of each other") == [
+        "stacked(red_block, red_block_2)",
+        "stacked(blue_block, blue_block_2)",
+    ]
+
+
+def test_matching_colours_to_stack_where_none_match_is_refused(default_env: TabletopEnv) -> None:
+    """Before, the matching was ignored and every block was stacked."""
+    with pytest.raises(UnsupportedError, match="same colour to stack"):
+        OfflinePlanner().plan("stack the matching colored blocks", default_env)
+
+
+def test_a_push_towards_with_a_distance_goes_that_far(make_env: Any) -> None:
+    """Before, the distance was dropped and the push went until the blocks nearly touched."""
+    env = make_env()
+    spec = {
+        "name": "push",
+        "objects": [
+            {"type": "block", "color": "red", "pose": [0.45, -0.05]},
+            {"type": "block", "color": "blue", "pose": [0.45, 0.15]},
+        ],
+    }
+    env.reset(seed=0, options={"scene": spec})
+    plan = OfflinePlanner().plan("push the red block 10 cm towards the blue block", env)
+    assert [(s.skill, s.args) for s in plan.steps] == [
+        ("push", {"object": "red_block", "direction": "left", "distance": 0.1})
+    ]
+    with pytest.raises(UnsupportedError, match="runs into blue_block"):
+        OfflinePlanner().plan("push the red block 25 cm towards the blue block", env)
+
+
+@pytest.mark.parametrize(
+    ("instruction", "goal"),
+    [
+        # a sentence that says what is there: what a later "it" means
+        (
+            "theres a yellow block sitting by itself. could you put it between the red block and "
+            "the blue block",
+            ["between(yellow_block, red_block, blue_block)"],
+        ),
+        (
+            "i see two boxes and four blocks. the green one should go in the blue box",
+            ["in(green_block, blue_box)"],
+        ),
+        (
+            "ok so the red block is on the left right now. id like it next to the blue box",
+            ["next_to(red_block, blue_box)"],
+        ),
+        # the one verb said last
+        ("Please the red block in the blue box put.", ["in(red_block, blue_box)"]),
+    ],
+)
+def test_descriptions_and_word_order(
+    default_env: TabletopEnv, instruction: str, goal: list[str]
+) -> None:
+    assert goal_of(default_env, instruction) == goal
+
+
+@pytest.mark.parametrize(
+    "instruction",
+    [
+        "there is a purple block. put it in the blue box",  # the scene has none
+        "theres a yellow block sitting by itself.",  # says what is there, asks for nothing
+        "it is sunny here. put it in the blue box",  # names nothing: "it" means nothing
+    ],
+)
+def test_a_description_is_no_request_and_must_ground(
+    default_env: TabletopEnv, instruction: str
+) -> None:
+    with pytest.raises(ClawError):
+        OfflinePlanner().plan(instruction, default_env)
