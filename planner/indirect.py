@@ -246,6 +246,8 @@ def unwanted(words: list[str], names_something: Callable[[str], bool]) -> Rewrit
         return None
     if set(words[negation:place]) & set(_participles()):  # "should not be put in": an act
         return None
+    if set(words[negation:place]) & {*TOPIC_MARKS, "if", "when"}:  # "if it is no trouble, into"
+        return None  # the negation is another clause's
     wish = next((i for i in range(negation, place) if words[i] in _UNWANTING), None)
     if wish is not None:  # "I do not want X in Y"
         what = list(range(wish + 1, place))
