@@ -82,6 +82,7 @@ from claw.planner.indirect import (
 from claw.planner.inflection import verb_forms
 from claw.planner.parsing import tokens
 from claw.planner.places import reads_as_objects
+from claw.planner.shallow import placements
 from claw.planner.spelling import (
     content_words,
     heads_a_phrase,
@@ -285,10 +286,23 @@ def read_instruction(
         or _without_soft_words(draft, base | hedges, check)
         or (_without_soft_words(draft, base | hedges, check, "put ") if verbless else None)
         or _by_parts(draft, scene_words, check)
+        or _placements_alone(draft, check)
     )
     if reading is None:
         raise refusal
     return reading
+
+
+def _placements_alone(draft: _Draft, check: Check | None) -> Reading | None:
+    """The placements the text names, read alone, when they are all it names
+    (:mod:`claw.planner.shallow`); every other word is reported left out."""
+    text = placements(draft.words, draft.unknown)
+    requests = _attempt(text, check) if text is not None else None
+    if requests is None or text is None:
+        return None
+    said = set(text.split())
+    ignored = [w for i, w in enumerate(draft.words) if i in draft.unknown or w not in said]
+    return Reading(requests, tuple(ignored), tuple(draft.corrected))
 
 
 def _adjunct_reading(instruction: str, check: Check | None) -> Reading | None:

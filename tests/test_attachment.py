@@ -17,6 +17,7 @@ from claw.planner import OfflinePlanner
 from claw.planner.chatter import table_adjuncts
 from claw.planner.exceptions import AmbiguousError, UnsupportedError
 from claw.planner.robust import _casual
+from claw.planner.shallow import placements
 from claw.skills.executor import execute_calls
 
 ROW = {
@@ -355,3 +356,46 @@ def test_a_description_is_no_request_and_must_ground(
 ) -> None:
     with pytest.raises(ClawError):
         OfflinePlanner().plan(instruction, default_env)
+
+
+@pytest.mark.parametrize(
+    ("instruction", "goal"),
+    [
+        (
+            "mise en place: red block into the blue box, green block into the red box",
+            ["in(red_block, blue_box)", "in(green_block, red_box)"],
+        ),
+        ("The red block you must into the blue box put.", ["in(red_block, blue_box)"]),
+        ("Green block, please put on yellow block top.", ["on(green_block, yellow_block)"]),
+    ],
+)
+def test_placements_alone_when_they_are_all_it_names(
+    default_env: TabletopEnv, instruction: str, goal: list[str]
+) -> None:
+    assert goal_of(default_env, instruction) == goal
+
+
+@pytest.mark.parametrize(
+    "instruction",
+    [
+        "cook the yellow block and put it into the blue box",  # a verb the lexicon lacks
+        "can you put the ball in the blue box",  # a noun it lacks
+        "Hey there robot, kindly the red block, if it is no trouble, over into the blue box",
+    ],
+)
+def test_placements_alone_are_not_read_past_what_names_something(
+    default_env: TabletopEnv, instruction: str
+) -> None:
+    with pytest.raises(ClawError):
+        OfflinePlanner().plan(instruction, default_env)
+
+
+def test_placements_written_for_the_grammar() -> None:
+    words = _casual("mise en place : red block into the blue box , green block into the red box")
+    assert placements(words, {0, 1}) == (
+        "put red block into the blue box , then put green block into the red box"
+    )
+    assert placements(_casual("the red block over there"), set()) is None  # no place
+    assert placements(_casual("the red block not into the blue box"), set()) is None
+    assert placements(_casual("the red block, shove it, into the blue box"), set()) is None
+    assert placements(_casual("the red block on the left into the blue box"), set()) is None
