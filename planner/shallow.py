@@ -1,14 +1,15 @@
 """The last reading of an instruction nothing else reads: its placements alone.
 
 An instruction is read as the placements it names in order — a noun phrase, a relation phrase,
-then the noun phrase or table place it relates to ("Hey there robot, kindly the red block, if
-it is no trouble, over into the blue box" is ``put the red block into the blue box``) — when
-they are all it names: every other word names nothing. Not when it says "not", "except", "if"
-or "unless", nor "is" or "are" (a statement of where things are); not when a word the lexicon lacks stands where a verb would (before a noun phrase:
-"cook the yellow block and put it in the bin"), nor when a kept word is one the lexicon lacks
-("the ball"); not when a verb other than a placement's is said ("push", "turn"), nor a content
-word outside the placements ("left" in "I left my block on the plate"). A relation phrase ends
-the noun phrase before it: "X next to Y" is a placement, never "the X that is next to Y".
+then the noun phrase or table place it relates to ("mise en place: red block into the blue box,
+green block into the red box" is ``put red block into the blue box, then put green block into
+the red box``) — when they are all it names: every other word names nothing. Not when it says
+"not", "except", "if" or "unless", nor "is" or "are" (a statement of where things are); not
+when a word the lexicon lacks stands where a verb would (before a noun phrase: "cook the yellow
+block and put it in the bin"), nor when a kept word is one the lexicon lacks ("the ball"); not
+when a verb other than a plain placement's is said ("push", "turn", "swap"), nor a content word
+outside the placements ("left" in "I left my block on the plate"). A relation phrase ends the
+noun phrase before it: "X next to Y" is a placement, never "the X that is next to Y".
 
 The placements are written as the grammar reads them ("put X REL Y, then put Z REL W") and read
 by it, so that their meaning is the grammar's.
@@ -41,12 +42,17 @@ _OPENERS = {*lexicon.DEFINITE, *lexicon.INDEFINITE, *lexicon.UNIVERSAL, *lexicon
 _PRONOUNS = {"it", "them"}
 
 
+_OWN_MEANING = {*lexicon.GRAMMAR_WORDS["_swap_verb"], "gather", "group", "cluster", "arrange",
+                "rearrange"}  # fmt: skip
+"""Placement verbs that mean more than a placement ("swap X and Y between ...")."""
+
+
 @cache
 def _placing_words() -> frozenset[str]:
     """The words of the verbs a placement may be asked with (put, place, move, stack, pick
-    up, take, ...)."""
+    up, take, ...; not those of :data:`_OWN_MEANING`)."""
     verbs = (*lexicon.PLACE_VERBS, *lexicon.STACK_VERBS, *lexicon.PICK_VERBS)
-    return frozenset(w for phrase in verbs for w in phrase.split())
+    return frozenset(w for phrase in verbs for w in phrase.split()) - _OWN_MEANING
 
 
 @cache
