@@ -6,10 +6,11 @@ green block into the red box" is ``put red block into the blue box, then put gre
 the red box``) — when they are all it names: every other word names nothing. Not when it says
 "not", "except", "if" or "unless", nor "is" or "are" (a statement of where things are); not
 when a word the lexicon lacks stands where a verb would (before a noun phrase: "cook the yellow
-block and put it in the bin"), nor when a kept word is one the lexicon lacks ("the ball"); not
-when a verb other than a plain placement's is said ("push", "turn", "swap"), nor a content word
-outside the placements ("left" in "I left my block on the plate"). A relation phrase ends the
-noun phrase before it: "X next to Y" is a placement, never "the X that is next to Y".
+block and put it in the bin") or a noun would ("the red ring"), nor when a kept word is one
+the lexicon lacks ("the ball"); not when a verb other than a plain placement's is said ("push",
+"turn", "swap"), nor a content word outside the placements ("left" in "I left my block on the
+plate"). A relation phrase ends the noun phrase before it: "X next to Y" is a placement, never
+"the X that is next to Y".
 
 The placements are written as the grammar reads them ("put X REL Y, then put Z REL W") and read
 by it, so that their meaning is the grammar's.
@@ -39,6 +40,9 @@ _BLOCKERS = {*lexicon.NEGATIONS, "except", "but", "unless", "if", "instead", "is
 _OPENERS = {*lexicon.DEFINITE, *lexicon.INDEFINITE, *lexicon.UNIVERSAL, *lexicon.COLOR_WORDS,
             "me", "it", "them"}  # fmt: skip
 """Words after which a word the lexicon lacks would be a verb ("cook the block", "pass me ...")."""
+_NOUN_LEADS = {*lexicon.DEFINITE, *lexicon.INDEFINITE, *lexicon.UNIVERSAL, *lexicon.COLOR_WORDS,
+               *lexicon.SIZE_WORDS, "of"}  # fmt: skip
+"""Words after which a word the lexicon lacks would be a noun ("the red ring", "of the stand")."""
 _PRONOUNS = {"it", "them"}
 
 
@@ -109,8 +113,10 @@ def placements(words: list[str], unknown: Collection[int]) -> str | None:
     lexicon lacks that were left out."""
     if set(words) & _BLOCKERS:
         return None
-    for i in unknown:  # a verb the lexicon lacks: "cook the yellow block"
+    for i in unknown:  # a verb it lacks ("cook the yellow block"), a noun ("the red ring")
         if i + 1 < len(words) and words[i + 1] in _OPENERS:
+            return None
+        if i and words[i - 1] in _NOUN_LEADS:
             return None
     kept = [w for i, w in enumerate(words) if i not in unknown]
     known = vocabulary()

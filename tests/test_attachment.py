@@ -379,6 +379,7 @@ def test_placements_alone_when_they_are_all_it_names(
     "instruction",
     [
         "cook the yellow block and put it into the blue box",  # a verb the lexicon lacks
+        "move the red ring to the middle of the stand",  # nouns it lacks, left out: not a block
         "can you put the ball in the blue box",  # a noun it lacks
         "Hey there robot, kindly the red block, if it is no trouble, over into the blue box",
     ],
