@@ -302,16 +302,7 @@ def _not_a(words: Cursor, ref: Reference, negated: bool) -> bool | None:
 def _under(words: Cursor, ref: Reference, negated: bool) -> bool | None:
     """ "the blue block under the red block": the red block is on it."""
     mark = words.i
-    if words.take_any(UNDER_WORDS):
-        target = words.phrase()
-        if target is not None:
-            ref.filters.append(
-                Filter(kind="relation", relation="on", inverse=True, negated=negated,
-                       target=target)
-            )  # fmt: skip
-            return True
-        words.i = mark
-    return None
+    return _inverse(words, ref, "on", negated, mark) if words.take_any(UNDER_WORDS) else None
 
 
 def _holding(words: Cursor, ref: Reference, negated: bool) -> bool | None:
@@ -319,20 +310,35 @@ def _holding(words: Cursor, ref: Reference, negated: bool) -> bool | None:
     "with the red block inside": the named object is in it."""
     mark = words.i
     had = words.i > 0 and words.words[words.i - 1] in ("has", "have")  # read with "is", "that"
-    if had or words.take_any(_HOLDER_WORDS):
-        target = words.phrase()
-        if target is not None:
-            words.take_any(_INSIDE_IT)
-            inside = target.filters[-1:]  # "the green block in it": read with the phrase
-            if inside and inside[0].target is not None and inside[0].target.pronoun:
-                target.filters.pop()
-            ref.filters.append(
-                Filter(kind="relation", relation="in", inverse=True, negated=negated,
-                       target=target)
-            )  # fmt: skip
-            return True
+    if not (had or words.take_any(_HOLDER_WORDS)):
+        return None
+    return _inverse(words, ref, "in", negated, mark, _INSIDE_IT)
+
+
+def _inverse(
+    words: Cursor,
+    ref: Reference,
+    relation: str,
+    negated: bool,
+    mark: int,
+    closings: tuple[tuple[str, ...], ...] = (),
+) -> bool | None:
+    """The phrase from the cursor on as what stands in ``relation`` to the objects of ``ref``;
+    its closing words (``closings``: "in it") read with it. None, the cursor back at ``mark``,
+    when no phrase follows."""
+    target = words.phrase()
+    if target is None:
         words.i = mark
-    return None
+        return None
+    if closings:
+        words.take_any(closings)
+        inside = target.filters[-1:]  # "the green block in it": read with the phrase
+        if inside and inside[0].target is not None and inside[0].target.pronoun:
+            target.filters.pop()
+    ref.filters.append(
+        Filter(kind="relation", relation=relation, inverse=True, negated=negated, target=target)
+    )
+    return True
 
 
 _HOLDER_WORDS = (*((w,) for w in HOLDING_VERBS), ("with",))

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from reading import goal_of
+from reading import goal_of, scene_env
 
 from claw.common.exceptions import ClawError
 from claw.envs import TabletopEnv
@@ -42,18 +42,12 @@ IN_BOX = {
 
 @pytest.fixture(scope="module")
 def row() -> Iterator[TabletopEnv]:
-    env = TabletopEnv()
-    env.reset(seed=0, options={"scene": ROW})
-    yield env
-    env.close()
+    yield from scene_env(ROW)
 
 
 @pytest.fixture(scope="module")
 def in_box() -> Iterator[TabletopEnv]:
-    env = TabletopEnv()
-    env.reset(seed=0, options={"scene": IN_BOX})
-    yield env
-    env.close()
+    yield from scene_env(IN_BOX)
 
 
 @pytest.mark.parametrize(

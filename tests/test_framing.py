@@ -4,11 +4,10 @@ settles: "from the box" among two boxes, "the box" named before, the edge neares
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterator
 
 import pytest
-from reading import goal_of
+from reading import goal_of, scene_env
 
 from claw.envs import TabletopEnv
 from claw.envs.exceptions import UnknownObjectError
@@ -28,11 +27,8 @@ TWO_BOXES = {
 
 
 @pytest.fixture(scope="module")
-def two_boxes() -> Any:
-    env = TabletopEnv()
-    env.reset(seed=0, options={"scene": TWO_BOXES})
-    yield env
-    env.close()
+def two_boxes() -> Iterator[TabletopEnv]:
+    yield from scene_env(TWO_BOXES)
 
 
 @pytest.mark.parametrize(
