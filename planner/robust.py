@@ -34,9 +34,7 @@ What is left out is reported (``Reading.ignored``), and so is what was read as a
 from __future__ import annotations
 
 import itertools
-import re
 from collections.abc import Callable, Collection, Iterable
-from dataclasses import dataclass, field
 
 from claw.common.exceptions import ClawError
 from claw.planner import lexicon
@@ -49,7 +47,6 @@ from claw.planner.chatter import (
     has_content,
     headings,
     names,
-    narrated,
     preambles,
     spots,
     statement_verbs,
@@ -58,6 +55,7 @@ from claw.planner.chatter import (
     wish,
 )
 from claw.planner.corrections import corrections
+from claw.planner.draft import Draft, Reading, casual_words, draft_of
 from claw.planner.exceptions import AmbiguousError, UnparseableError
 from claw.planner.forms import Request
 from claw.planner.grammar import (
@@ -80,106 +78,16 @@ from claw.planner.indirect import (
     wanted_state,
 )
 from claw.planner.inflection import verb_forms
-from claw.planner.parsing import tokens
 from claw.planner.places import reads_as_objects
 from claw.planner.shallow import placements
 from claw.planner.spelling import (
     content_words,
-    heads_a_phrase,
-    read_word,
     typo_distance,
     verb_words,
     vocabulary,
 )
 
 __all__ = ["Reading", "content_words", "read_instruction", "typo_distance", "vocabulary"]
-
-
-@dataclass(frozen=True)
-class Reading:
-    """An instruction's requests, and what was changed to read it."""
-
-    requests: list[Request]
-    ignored: tuple[str, ...] = ()
-    """Words left out, in the order typed."""
-    corrected: tuple[tuple[str, str], ...] = ()
-    """``(typed, read as)`` for each word read as another."""
-
-
-@dataclass
-class _Draft:
-    """The tokens of an instruction being made readable, and what was changed."""
-
-    words: list[str]
-    unknown: set[int] = field(default_factory=set)
-    """Words the lexicon lacks that name nothing: always left out."""
-    corrected: list[tuple[str, str]] = field(default_factory=list)
-
-    def text(self, dropped: Collection[int] = ()) -> str:
-        """The text with the unknown words and those at ``dropped`` left out."""
-        left_out = self.unknown | set(dropped)
-        kept = [w for i, w in enumerate(self.words) if i not in left_out]
-        return re.sub(r" (?=[,.;:!?])", "", " ".join(kept))
-
-    def reading(self, requests: list[Request], dropped: Collection[int] = ()) -> Reading:
-        """The reading of :meth:`text` with ``dropped`` left out."""
-        ignored = [self.words[i] for i in sorted(self.unknown | set(dropped))]
-        return Reading(requests, tuple(ignored), tuple(self.corrected))
-
-
-def _fix_word(draft: _Draft, i: int, scene_words: Collection[str]) -> None:
-    """Correct, match or leave out the unknown word at ``i``; refuse one that could matter."""
-    typed = draft.words[i]
-    before = draft.words[i - 1] if i else ""
-    after = draft.words[i + 1] if i + 1 < len(draft.words) else ""
-    meant = read_word(typed, before, after, scene_words)
-    if meant is None and heads_a_phrase(before, after):  # "out of the way": it names a thing
-        return  # kept: only a step that leaves out its whole phrase ("when you get a chance")
-    if meant is None:
-        draft.unknown.add(i)
-    else:
-        draft.words[i] = meant
-        draft.corrected.append((typed, meant))
-
-
-def _draft(instruction: str, scene_words: Collection[str]) -> _Draft:
-    """The instruction's tokens, each word the lexicon lacks corrected, matched or marked
-    unknown (:func:`_fix_word`), other names of the table read as "table"."""
-    draft = _Draft(_casual(normalise(instruction)))
-    subject, plain = narrated(draft.words)  # "the robot arm places ...": "place ..."
-    draft.unknown |= subject
-    for i, verb in plain.items():
-        draft.corrected.append((draft.words[i], verb))
-        draft.words[i] = verb
-    known = vocabulary()
-    for i, word in enumerate(draft.words):
-        if word in lexicon.TABLE_NAMES:  # "on the countertop": the table
-            draft.words[i] = "table"
-            draft.corrected.append((word, "table"))
-        elif word not in known and re.fullmatch(r"[a-z][a-z']*", word):
-            _fix_word(draft, i, scene_words)
-        elif not re.fullmatch(r"[\w',.;:!?&]+", word):
-            draft.unknown.add(i)  # ":)", "->": marks that say nothing here
-    return draft
-
-
-def _casual(text: str) -> list[str]:
-    """The tokens of a normalised text, chat abbreviations and apostrophe-less contractions
-    written out ("its" too, before a place)."""
-    said = list(tokens(text).words)
-    words: list[str] = []
-    while said:
-        word = said.pop(0)
-        if said and word + said[0] in lexicon.ABBREVIATIONS:  # "w/": read as typed
-            word += said.pop(0)
-        full = lexicon.ABBREVIATIONS.get(word) or lexicon.CONTRACTIONS.get(word) or word
-        if word == "its" and said[:1] and said[0] in _PLACE_LEADS:  # "so its behind the box"
-            full = "it is"
-        words.extend(full.split())
-    return words
-
-
-_PLACE_LEADS = {*lexicon.RELATION_LEADS, "between"}
 
 
 Check = Callable[[list[Request]], object]
@@ -200,7 +108,7 @@ def _attempt(text: str, check: Check | None = None) -> list[Request] | None:
 
 
 def _without_soft_words(
-    draft: _Draft, base: set[int], check: Check | None, lead: str = ""
+    draft: Draft, base: set[int], check: Check | None, lead: str = ""
 ) -> Reading | None:
     """A reading with one soft word (or hedge), or two side by side, left out, when every
     such reading that reads means the same (else none); ``lead`` ("put ") goes before each."""
@@ -256,7 +164,7 @@ def read_instruction(
         if len(instruction) > MAX_INSTRUCTION_CHARS:
             raise  # too long to read at all: no second reading either
         refusal = exc
-    draft = _draft(instruction, scene_words)
+    draft = draft_of(instruction, scene_words)
     if any(map(draft.unknown.__contains__, statement_verbs(draft.words))):
         raise refusal  # "the red block covers the green block": its verb cannot be left out
     base: set[int] = set()
@@ -293,7 +201,7 @@ def read_instruction(
     return reading
 
 
-def _placements_alone(draft: _Draft, check: Check | None) -> Reading | None:
+def _placements_alone(draft: Draft, check: Check | None) -> Reading | None:
     """The placements the text names, read alone, when they are all it names
     (:mod:`claw.planner.shallow`); every other word is reported left out."""
     text = placements(draft.words, draft.unknown)
@@ -310,16 +218,16 @@ def _adjunct_reading(instruction: str, check: Check | None) -> Reading | None:
     has one and that reads; else ``None``."""
     if len(instruction) > MAX_INSTRUCTION_CHARS:
         return None
-    words = _casual(normalise(instruction))
+    words = casual_words(normalise(instruction))
     adjunct = table_adjuncts(words)
     if not adjunct:
         return None
-    draft = _Draft(words)
+    draft = Draft(words)
     requests = _attempt(draft.text(adjunct), check)
     return None if requests is None else draft.reading(requests, adjunct)
 
 
-def _by_parts(draft: _Draft, scene_words: Collection[str], check: Check | None) -> Reading | None:
+def _by_parts(draft: Draft, scene_words: Collection[str], check: Check | None) -> Reading | None:
     """Each part (between full stops, "then", "after that") read on its own, when there are
     several: "can the red block be moved into the box, then stack the green one on it". A part
     is read in the context of those before it ("it"); one that does not read is left out when
@@ -337,7 +245,7 @@ def _by_parts(draft: _Draft, scene_words: Collection[str], check: Check | None) 
         try:
             reading = read_instruction(part, scene_words, _in_context(check, list(requests)))
         except UnparseableError:
-            words = _casual(part)
+            words = casual_words(part)
             if not has_content(words, range(len(words))):
                 ignored.extend(words)
             elif k + 1 < len(parts) and k != joined and reads_as_objects(part):  # "the blue
@@ -368,7 +276,7 @@ def _in_context(check: Check | None, before: list[Request]) -> Check | None:
 
 
 def _corrected(
-    draft: _Draft, base: set[int], hedges: set[int], check: Check | None
+    draft: Draft, base: set[int], hedges: set[int], check: Check | None
 ) -> Reading | None:
     """The last self-correction applied (:mod:`claw.planner.corrections`: "put it in the blue
     box, no wait, the red box"), if one reads; its markers may be unknown words or hedges."""
@@ -379,7 +287,7 @@ def _corrected(
 
 
 def _indirect(
-    draft: _Draft, base: set[int], hedges: set[int], check: Check | None
+    draft: Draft, base: set[int], hedges: set[int], check: Check | None
 ) -> Reading | None:
     """A passive or causative read as the direct request, else a wanted state after "make
     sure" read as a place (:mod:`claw.planner.indirect`); None when none reads. Hedges are
@@ -413,7 +321,7 @@ def _indirect(
 
 
 def _first_reading(
-    draft: _Draft,
+    draft: Draft,
     dropped: set[int],
     check: Check | None,
     rewrites: Iterable[tuple[list[int], Rewrite]],
@@ -424,7 +332,7 @@ def _first_reading(
     read as its verb. ``skipped``: words to leave out of the rewritten text."""
     participles = verb_forms("participle")
     for indices, rewrite in rewrites:
-        rewritten = _Draft([w for w in rewrite.words if w not in skipped])
+        rewritten = Draft([w for w in rewrite.words if w not in skipped])
         requests = _attempt(rewritten.text(), check)
         also: tuple[str, ...] = ()
         if requests is None:  # "make red block go to the right side, thanks you"

@@ -15,8 +15,8 @@ from claw.envs import TabletopEnv
 from claw.envs.predicates import parse_predicate
 from claw.planner import OfflinePlanner
 from claw.planner.chatter import table_adjuncts
+from claw.planner.draft import casual_words
 from claw.planner.exceptions import AmbiguousError, UnsupportedError
-from claw.planner.robust import _casual
 from claw.planner.shallow import placements
 from claw.skills.executor import execute_calls
 
@@ -119,7 +119,7 @@ def test_forms_read_as_meant(default_env: TabletopEnv, instruction: str, goal: l
 def test_a_closing_table_is_left_out_only_after_a_place_of_its_own(
     instruction: str, kept: bool
 ) -> None:
-    words = _casual(instruction)
+    words = casual_words(instruction)
     assert (not table_adjuncts(words)) == kept
 
 
@@ -386,11 +386,13 @@ def test_placements_alone_are_not_read_past_what_names_something(
 
 
 def test_placements_written_for_the_grammar() -> None:
-    words = _casual("mise en place : red block into the blue box , green block into the red box")
+    words = casual_words(
+        "mise en place : red block into the blue box , green block into the red box"
+    )
     assert placements(words, {0, 1}) == (
         "put red block into the blue box , then put green block into the red box"
     )
-    assert placements(_casual("the red block over there"), set()) is None  # no place
-    assert placements(_casual("the red block not into the blue box"), set()) is None
-    assert placements(_casual("the red block, shove it, into the blue box"), set()) is None
-    assert placements(_casual("the red block on the left into the blue box"), set()) is None
+    assert placements(casual_words("the red block over there"), set()) is None  # no place
+    assert placements(casual_words("the red block not into the blue box"), set()) is None
+    assert placements(casual_words("the red block, shove it, into the blue box"), set()) is None
+    assert placements(casual_words("the red block on the left into the blue box"), set()) is None

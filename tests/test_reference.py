@@ -6,8 +6,9 @@ import pytest
 
 from claw.envs.exceptions import UnknownObjectError
 from claw.envs.state import ObjectState, WorldState
+from claw.planner.arrangements import colour_pairs
 from claw.planner.exceptions import AmbiguousError, UnparseableError, UnsupportedError
-from claw.planner.goals import colour_pairs, goals_and_pushes
+from claw.planner.goals import goals_and_pushes
 from claw.planner.grammar import parse_instruction
 from claw.planner.grounding import ground, ground_region
 from claw.planner.reference import parse_reference, parse_region

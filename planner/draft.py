@@ -1,0 +1,112 @@
+"""An instruction's tokens being made readable (:class:`Draft`): chat forms written out, each
+word the lexicon lacks corrected, matched by meaning or marked unknown, what was changed kept
+for the report; and a :class:`Reading`, the requests read and what was changed to read them.
+:mod:`claw.planner.robust` reads drafts.
+
+API::
+
+    casual_words("pls put it in teh box")        # ["please", "put", "it", "in", "teh", "box"]
+    draft_of("put teh red block in", {"red"})    # Draft(words=[..., "the", ...], corrected=...)
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+from dataclasses import dataclass, field
+
+from claw.planner import lexicon
+from claw.planner.chatter import narrated
+from claw.planner.forms import Request
+from claw.planner.grammar import normalise
+from claw.planner.parsing import tokens
+from claw.planner.spelling import heads_a_phrase, read_word, vocabulary
+
+__all__ = ["Draft", "Reading", "casual_words", "draft_of"]
+
+
+@dataclass(frozen=True)
+class Reading:
+    """An instruction's requests, and what was changed to read it."""
+
+    requests: list[Request]
+    ignored: tuple[str, ...] = ()
+    """Words left out, in the order typed."""
+    corrected: tuple[tuple[str, str], ...] = ()
+    """``(typed, read as)`` for each word read as another."""
+
+
+@dataclass
+class Draft:
+    """The tokens of an instruction being made readable, and what was changed."""
+
+    words: list[str]
+    unknown: set[int] = field(default_factory=set)
+    """Words the lexicon lacks that name nothing: always left out."""
+    corrected: list[tuple[str, str]] = field(default_factory=list)
+
+    def text(self, dropped: Collection[int] = ()) -> str:
+        """The text with the unknown words and those at ``dropped`` left out."""
+        left_out = self.unknown | set(dropped)
+        kept = [w for i, w in enumerate(self.words) if i not in left_out]
+        return re.sub(r" (?=[,.;:!?])", "", " ".join(kept))
+
+    def reading(self, requests: list[Request], dropped: Collection[int] = ()) -> Reading:
+        """The reading of :meth:`text` with ``dropped`` left out."""
+        ignored = [self.words[i] for i in sorted(self.unknown | set(dropped))]
+        return Reading(requests, tuple(ignored), tuple(self.corrected))
+
+
+def _fix_word(draft: Draft, i: int, scene_words: Collection[str]) -> None:
+    """Correct, match or leave out the unknown word at ``i``; refuse one that could matter."""
+    typed = draft.words[i]
+    before = draft.words[i - 1] if i else ""
+    after = draft.words[i + 1] if i + 1 < len(draft.words) else ""
+    meant = read_word(typed, before, after, scene_words)
+    if meant is None and heads_a_phrase(before, after):  # "out of the way": it names a thing
+        return  # kept: only a step that leaves out its whole phrase ("when you get a chance")
+    if meant is None:
+        draft.unknown.add(i)
+    else:
+        draft.words[i] = meant
+        draft.corrected.append((typed, meant))
+
+
+def draft_of(instruction: str, scene_words: Collection[str]) -> Draft:
+    """The instruction's tokens, each word the lexicon lacks corrected, matched or marked
+    unknown (:func:`_fix_word`), other names of the table read as "table"."""
+    draft = Draft(casual_words(normalise(instruction)))
+    subject, plain = narrated(draft.words)  # "the robot arm places ...": "place ..."
+    draft.unknown |= subject
+    for i, verb in plain.items():
+        draft.corrected.append((draft.words[i], verb))
+        draft.words[i] = verb
+    known = vocabulary()
+    for i, word in enumerate(draft.words):
+        if word in lexicon.TABLE_NAMES:  # "on the countertop": the table
+            draft.words[i] = "table"
+            draft.corrected.append((word, "table"))
+        elif word not in known and re.fullmatch(r"[a-z][a-z']*", word):
+            _fix_word(draft, i, scene_words)
+        elif not re.fullmatch(r"[\w',.;:!?&]+", word):
+            draft.unknown.add(i)  # ":)", "->": marks that say nothing here
+    return draft
+
+
+def casual_words(text: str) -> list[str]:
+    """The tokens of a normalised text, chat abbreviations and apostrophe-less contractions
+    written out ("its" too, before a place)."""
+    said = list(tokens(text).words)
+    words: list[str] = []
+    while said:
+        word = said.pop(0)
+        if said and word + said[0] in lexicon.ABBREVIATIONS:  # "w/": read as typed
+            word += said.pop(0)
+        full = lexicon.ABBREVIATIONS.get(word) or lexicon.CONTRACTIONS.get(word) or word
+        if word == "its" and said[:1] and said[0] in _PLACE_LEADS:  # "so its behind the box"
+            full = "it is"
+        words.extend(full.split())
+    return words
+
+
+_PLACE_LEADS = {*lexicon.RELATION_LEADS, "between"}
