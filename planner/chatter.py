@@ -7,6 +7,8 @@ tries them in turn); none of them leaves out a word that could name something in
 
 from __future__ import annotations
 
+import itertools
+import re
 from collections.abc import Collection
 from functools import cache
 
@@ -300,6 +302,37 @@ def described(words: list[str]) -> list[Reference] | None:
             return parse_references(" ".join(said[:end]))
         except UnparseableError:
             continue
+    return None
+
+
+_ASKING: dict[str, frozenset[str]] = {
+    **dict.fromkeys(("is", "are", "does"), frozenset({"you", "u", "ya", "it", "there"})),
+    **dict.fromkeys(("was", "were", "did", "where", "why", "which", "who"), frozenset()),
+    "what": frozenset({"about", "i", "we"}),
+    "how": frozenset({"about", "would", "could", "can", "do", "should"}),  # "how would you …"
+}
+"""Words a question starts with, and the words after them that make it a request ("is it
+possible to …", "are you able to …", "how about …", "what I want is …")."""
+_PERFECT = {"have", "had", "'ve", "'d"}
+_QUOTED = re.compile(r"""(?:^|\s)['"‘“]([^'"’”]*\s[^'"’”]*)['"’”](?=\s|[?.!,]|$)""")
+
+
+def not_asked(text: str, words: list[str]) -> str | None:
+    """Why ``text`` (its casual ``words``) asks for nothing to be done, if it does not: a
+    question about the scene ("is the red block in the box?", "where is …"), what was done
+    ("I have already put …", "you should have stacked …"), a request quoted ("what does 'put
+    X in Y' mean?"); None when it may be a request ("is it possible to …", "could you …")."""
+    said = [w for w in words if w not in lexicon.HEDGES and w not in (",", "hey", "hi")]
+    first, second = [*said, "", ""][:2]
+    if first in _ASKING and second not in _ASKING[first]:
+        return "a question about the scene, not a request"
+    participles = verb_forms("participle")
+    if any(w in _PERFECT and after in participles for w, after in itertools.pairwise(words)):
+        return "says what was done, not what to do"
+    found = _QUOTED.search(text)
+    quoted = found.group(1).lower().split() if found is not None else []
+    if set(quoted) & verb_words() and _QUOTED.sub(" ", text).strip(" ?.!,"):
+        return f"quotes a request ({' '.join(quoted)!r}) without asking for it"
     return None
 
 

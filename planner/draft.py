@@ -63,7 +63,8 @@ def _fix_word(draft: Draft, i: int, scene_words: Collection[str]) -> None:
     before = draft.words[i - 1] if i else ""
     after = draft.words[i + 1] if i + 1 < len(draft.words) else ""
     meant = read_word(typed, before, after, scene_words)
-    if meant is None and heads_a_phrase(before, after):  # "out of the way": it names a thing
+    earlier = draft.words[i - 2] if i > 1 else ""
+    if meant is None and heads_a_phrase(before, after, earlier):  # "out of the way": a thing
         return  # kept: only a step that leaves out its whole phrase ("when you get a chance")
     if meant is None:
         draft.unknown.add(i)

@@ -47,6 +47,7 @@ from claw.planner.chatter import (
     has_content,
     headings,
     names,
+    not_asked,
     preambles,
     spots,
     statement_verbs,
@@ -86,6 +87,7 @@ from claw.planner.spelling import (
     verb_words,
     vocabulary,
 )
+from claw.planner.text import clean_text
 
 __all__ = ["Reading", "content_words", "read_instruction", "typo_distance", "vocabulary"]
 
@@ -153,6 +155,10 @@ def read_instruction(
             that could name something and was not understood).
         AmbiguousError, UnsupportedError: as the grammar raises them.
     """
+    if len(instruction) <= MAX_INSTRUCTION_CHARS:
+        unasked = not_asked(instruction, casual_words(normalise(instruction)))
+        if unasked is not None:
+            raise UnparseableError(f"cannot read {clean_text(instruction, 80)!r}: {unasked}")
     adjunct = _adjunct_reading(instruction, check)
     if adjunct is not None:
         return adjunct

@@ -289,8 +289,12 @@ def joined(typed: str) -> tuple[str, ...]:
     return tuple(pairs) if len(pairs) == 1 else ()
 
 
-def heads_a_phrase(before: str, after: str) -> bool:
+def heads_a_phrase(before: str, after: str, earlier: str = "") -> bool:
     """Whether a word between ``before`` and ``after`` is the noun of a noun phrase: after a
-    determiner, and not before a word the phrase could go on with."""
+    determiner, or a colour or size after one (``earlier``: "the red ring" is not the red
+    block), and not before a word the phrase could go on with."""
     determiners = {*lexicon.DEFINITE, *lexicon.INDEFINITE} - {"that", "this"}
-    return before in determiners and (after in _PHRASE_ENDS or after in lexicon.RELATION_LEADS)
+    described = before in (*lexicon.COLOR_WORDS, *lexicon.SIZE_WORDS) and earlier in determiners
+    return (before in determiners or described) and (
+        after in _PHRASE_ENDS or after in lexicon.RELATION_LEADS
+    )

@@ -396,3 +396,40 @@ def test_placements_written_for_the_grammar() -> None:
     assert placements(casual_words("the red block not into the blue box"), set()) is None
     assert placements(casual_words("the red block, shove it, into the blue box"), set()) is None
     assert placements(casual_words("the red block on the left into the blue box"), set()) is None
+
+
+@pytest.mark.parametrize(
+    "instruction",
+    [
+        "Is the red block in the blue box?",  # a question about the scene
+        "where is the blue block relative to the box",
+        "did u put the green block next to the red box b4",
+        "What would happen if you put the red block in the blue box?",
+        "You should have stacked the blue block on the red block.",  # what was done
+        "If only you had put the yellow block in the blue box.",
+        "What does 'put the green block next to the blue box' mean?",  # a request quoted
+        "Put the red ring on the blue block.",  # a noun the lexicon lacks after a colour
+        "stack the green block on the red book",
+    ],
+)
+def test_what_asks_for_nothing_is_refused(default_env: TabletopEnv, instruction: str) -> None:
+    """Each was planned before (the question's place, the past act, the quoted request, the
+    red block for the red ring)."""
+    with pytest.raises(ClawError):
+        OfflinePlanner().plan(instruction, default_env)
+
+
+@pytest.mark.parametrize(
+    ("instruction", "goal"),
+    [
+        ("is it possible to put the red block in the blue box?", ["in(red_block, blue_box)"]),
+        ("are you able to put the red block in the blue box", ["in(red_block, blue_box)"]),
+        ("how would you put the red block in the blue box?", ["in(red_block, blue_box)"]),
+        ("what i want is the red block in the blue box", ["in(red_block, blue_box)"]),
+        ("ok now stack green on yellow lol", ["on(green_block, yellow_block)"]),
+    ],
+)
+def test_questions_that_ask_for_something_still_read(
+    default_env: TabletopEnv, instruction: str, goal: list[str]
+) -> None:
+    assert goal_of(default_env, instruction) == goal
