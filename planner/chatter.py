@@ -31,8 +31,6 @@ _SUBORDINATORS = {"when", "whenever", "if", "once", "while"}
 _SPEAKERS = {"i", "we"}
 _SPOT_NOUNS = {"area", "space", "spot", "place", "region", "gap", "room", "position", "location"}
 _SPOT_LEADS = {"in", "into", "at", "to", "on", "onto", "within"}
-_SPOT_PLACES = {*lexicon.RELATION_LEADS, "between"}
-"""What starts the place a spot is said in ("the area behind X", "the space between ...")."""
 _NOUNS = {*lexicon.TYPE_WORDS, *lexicon.GENERIC_HEADS}
 _OPENERS = {*lexicon.DEFINITE, *lexicon.INDEFINITE, *lexicon.UNIVERSAL, *lexicon.COLOR_WORDS}
 """Words a noun phrase starts with."""
@@ -125,7 +123,7 @@ def spots(words: list[str]) -> set[int]:
     follows (what is left, "between the two boxes", is the place), by token index."""
     dropped: set[int] = set()
     for i in range(1, len(words) - 1):
-        if words[i] not in _SPOT_NOUNS or words[i + 1] not in _SPOT_PLACES:
+        if words[i] not in _SPOT_NOUNS or words[i + 1] not in lexicon.PLACE_LEADS:
             continue
         start = next((k for k in reversed(range(i)) if words[k] in _SPOT_LEADS), None)
         between = words[start + 1 : i] if start is not None else []
@@ -183,11 +181,8 @@ def _place_before(words: list[str], stop: int) -> bool:
 
 def _place_starts(words: list[str], i: int) -> bool:
     return words[i] == "between" or any(
-        tuple(words[i : i + len(phrase)]) == phrase for phrase in _RELATION_WORDS
+        tuple(words[i : i + len(phrase)]) == phrase for phrase in lexicon.RELATION_WORDS
     )
-
-
-_RELATION_WORDS = tuple(tuple(phrase.split()) for phrase, _ in lexicon.RELATION_PHRASES)
 
 
 def statement_verbs(words: list[str]) -> set[int]:

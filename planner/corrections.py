@@ -32,11 +32,12 @@ MARKERS = (("no", "wait"), ("wait", "no"), ("no",), ("wait",), ("sorry",), ("oop
 _BOUNDARIES = {",", ".", ";", "-", "!", "?", "..."}
 _PRONOUNS = {"it", "them"}
 _SAID_ALONE = {"sorry", "oops"}
+_ARTICLES = lexicon.DEFINITE | lexicon.INDEFINITE
 
 
 def _kind(word: str) -> str:
     """The kind of phrase a word starts: a noun phrase, a place, or other."""
-    if word in lexicon.DEFINITE | lexicon.INDEFINITE or word in lexicon.UNIVERSAL:
+    if word in _ARTICLES or word in lexicon.UNIVERSAL:
         return "noun"
     if word in lexicon.RELATION_LEADS:
         return "place"
@@ -64,6 +65,13 @@ def _marker_end(words: list[str], i: int) -> int | None:
     return j if j > i else None
 
 
+def _marker_ending_at(words: list[str], end: int) -> tuple[str, ...] | None:
+    """The marker that ends right before ``end`` (a word before it), if one does."""
+    return next(
+        (m for m in MARKERS if end > len(m) and tuple(words[end - len(m) : end]) == m), None
+    )
+
+
 def corrections(words: list[str], verbs: frozenset[str]) -> Iterator[Rewrite]:
     """The readings of ``words`` with its last correction applied, most likely first; none when
     it has no correction. ``verbs``: the verbs that start a whole request."""
@@ -75,9 +83,8 @@ def corrections(words: list[str], verbs: frozenset[str]) -> Iterator[Rewrite]:
     )  # fmt: skip
     if start is None:
         return
-    while prior := next((m for m in MARKERS if tuple(words[max(start - len(m), 0) : start]) == m
-                         and start > len(m)), None):  # fmt: skip
-        start -= len(prior)  # "actually make that ...": both markers
+    while prior := _marker_ending_at(words, start):  # "actually make that ...": both markers
+        start -= len(prior)
     end = _marker_end(words, start)
     assert end is not None
     before = list(range(start - 1))
@@ -117,9 +124,6 @@ def _phrase_end(words: list[str], start: int, limit: int) -> int:
     return next((k for k in range(start + 1, limit)
                  if (_kind(words[k]) == "place" and words[k - 1] not in _ARTICLES)
                  or words[k] in _BOUNDARIES), limit)  # fmt: skip
-
-
-_ARTICLES = lexicon.DEFINITE | lexicon.INDEFINITE
 
 
 def _type(words: list[str], start: int) -> str | None:

@@ -104,10 +104,7 @@ def casual_words(text: str) -> list[str]:
         if said and word + said[0] in lexicon.ABBREVIATIONS:  # "w/": read as typed
             word += said.pop(0)
         full = lexicon.ABBREVIATIONS.get(word) or lexicon.CONTRACTIONS.get(word) or word
-        if word == "its" and said[:1] and said[0] in _PLACE_LEADS:  # "so its behind the box"
+        if word == "its" and said[:1] and said[0] in lexicon.PLACE_LEADS:  # "so its behind the box"
             full = "it is"
         words.extend(full.split())
     return words
-
-
-_PLACE_LEADS = {*lexicon.RELATION_LEADS, "between"}

@@ -83,6 +83,12 @@ UNSUPPORTED_VERBS = (
 RELATION_PHRASES: tuple[tuple[str, str], ...] = relation_phrases()
 RELATION_LEADS = frozenset(phrase.split()[0] for phrase, _ in RELATION_PHRASES)
 """The first words of the relation phrases ("to", "on", "next", "in", ...)."""
+RELATION_WORDS: tuple[tuple[str, ...], ...] = tuple(
+    sorted({tuple(phrase.split()) for phrase, _ in RELATION_PHRASES}, key=lambda p: (-len(p), p))
+)
+"""The relation phrases as words, longest first."""
+PLACE_LEADS = frozenset({*RELATION_LEADS, "between"})
+"""What a place phrase starts with ("behind X", "between X and Y")."""
 DIRECTION_WORDS: tuple[tuple[str, str], ...] = (
     ("to the left", "left"), ("leftward", "left"), ("leftwards", "left"), ("left", "left"),
     ("to the right", "right"), ("rightward", "right"), ("rightwards", "right"),

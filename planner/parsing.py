@@ -46,7 +46,6 @@ _STARTS = ("instruction", "pieces", "clause", "means", "verb_phrase", "take_apar
            "direction", "push_words", "definition", "statement", "elided", "for_each", "wish",
            "state_words", "obligation", "swap", "by_size")  # fmt: skip
 RELATIONS, WAYS = dict(lexicon.RELATION_PHRASES), dict(lexicon.DIRECTION_WORDS)
-_RELATION_WORDS = [tuple(phrase.split()) for phrase in RELATIONS]
 _TOKEN = re.compile(r"[\w']+(?:\.\d+)*|\S")  # a word ("2.5" is one) or any other mark alone
 NUMBER = re.compile(r"\d+(?:\.\d+)?")
 Parse = tuple[Tree, "Words"]
@@ -160,7 +159,7 @@ def _before_relation(words: Words, i: int) -> bool:
     precedes it ("the right", "the far right into the box")."""
     following = words.words[i + 1 :]
     return not (i and words.words[i - 1] in _SIDE_MARKS) and any(
-        following[: len(p)] == p for p in _RELATION_WORDS
+        following[: len(p)] == p for p in lexicon.RELATION_WORDS
     )
 
 

@@ -156,12 +156,13 @@ def read_instruction(
         AmbiguousError, UnsupportedError: as the grammar raises them.
     """
     if len(instruction) <= MAX_INSTRUCTION_CHARS:
-        unasked = not_asked(instruction, casual_words(normalise(instruction)))
+        words = casual_words(normalise(instruction))
+        unasked = not_asked(instruction, words)
         if unasked is not None:
             raise UnparseableError(f"cannot read {clean_text(instruction, 80)!r}: {unasked}")
-    adjunct = _adjunct_reading(instruction, check)
-    if adjunct is not None:
-        return adjunct
+        adjunct = _adjunct_reading(words, check)
+        if adjunct is not None:
+            return adjunct
     try:
         return Reading(parse_instruction(instruction))
     except AmbiguousError:
@@ -219,12 +220,9 @@ def _placements_alone(draft: Draft, check: Check | None) -> Reading | None:
     return Reading(requests, tuple(ignored), tuple(draft.corrected))
 
 
-def _adjunct_reading(instruction: str, check: Check | None) -> Reading | None:
-    """The reading with a closing "on the table" left out (:func:`table_adjuncts`), where it
-    has one and that reads; else ``None``."""
-    if len(instruction) > MAX_INSTRUCTION_CHARS:
-        return None
-    words = casual_words(normalise(instruction))
+def _adjunct_reading(words: list[str], check: Check | None) -> Reading | None:
+    """The reading of an instruction's casual ``words`` with a closing "on the table" left out
+    (:func:`table_adjuncts`), where it has one and that reads; else ``None``."""
     adjunct = table_adjuncts(words)
     if not adjunct:
         return None

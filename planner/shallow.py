@@ -59,22 +59,23 @@ def _placing_words() -> frozenset[str]:
     return frozenset(w for phrase in verbs for w in phrase.split()) - _OWN_MEANING
 
 
-@cache
-def _relations() -> tuple[tuple[str, ...], ...]:
-    """The relation phrases as words, longest first."""
-    phrases = {tuple(p.split()) for p, _ in lexicon.RELATION_PHRASES} | {("between",)}
-    return tuple(sorted(phrases, key=len, reverse=True))
+_RELATIONS = (*lexicon.RELATION_WORDS, ("between",))
+"""The relation phrases as words, longest first ("between" is one of a kind)."""
 
 
-def _relation_at(words: list[str], i: int) -> int:
-    """How many words the relation phrase at ``i`` has (0: none starts there)."""
-    return next((len(p) for p in _relations() if tuple(words[i : i + len(p)]) == p), 0)
+def _relation_sizes(words: list[str]) -> list[int]:
+    """How many words the relation phrase at each token has (0: none starts there)."""
+    return [
+        next((len(p) for p in _RELATIONS if tuple(words[i : i + len(p)]) == p), 0)
+        for i in range(len(words))
+    ]
 
 
-def _phrase_at(words: list[str], i: int, target: bool) -> int:
+def _phrase_at(words: list[str], relations: list[int], i: int, target: bool) -> int:
     """How many words the longest noun phrase (or, as a ``target``, table place) at ``i`` has,
-    ending before any relation phrase (0: none starts there)."""
-    stop = next((k for k in range(i + 1, len(words)) if _relation_at(words, k)), len(words))
+    ending before any relation phrase (``relations``: :func:`_relation_sizes`; 0: none starts
+    there)."""
+    stop = next((k for k in range(i + 1, len(words)) if relations[k]), len(words))
     for j in range(min(stop, i + MAX_PHRASE), i, -1):
         text = " ".join(words[i:j])
         if any(w in (",", ".", ";", "then") for w in words[i:j]):
@@ -88,14 +89,15 @@ def _spans(words: list[str]) -> list[tuple[str, int, int]] | None:
     """The noun phrases and relation phrases of ``words`` in order, as (kind, start, end); None
     when a content word is outside them (but a placement's verb)."""
     spans: list[tuple[str, int, int]] = []
+    relations = _relation_sizes(words)
     i = 0
     while i < len(words):
-        size = _relation_at(words, i)
+        size = relations[i]
         if size:
             spans.append(("rel", i, i + size))
             i += size
             continue
-        size = _phrase_at(words, i, target=bool(spans) and spans[-1][0] == "rel")
+        size = _phrase_at(words, relations, i, target=bool(spans) and spans[-1][0] == "rel")
         if size:
             spans.append(("np", i, i + size))
             i += size

@@ -266,6 +266,7 @@ _SOUND_CLASSES = {c: str(d) for d, cs in enumerate(("bfpv", "cgjkqsxz", "dt", "l
                   for c in cs}  # fmt: skip
 
 
+@cache
 def sound_key(word: str) -> str:
     """American Soundex of ``word`` after its silent letters go ("write", "right": r300)."""
     for pattern, sound in _SILENT:
