@@ -19,6 +19,7 @@ if not has_display():
 
 from gymnasium.envs.registration import register, registry
 
+from claw.envs import pick_place as _pick_place  # noqa: F401  (lists its task in tasks.TASKS)
 from claw.envs.exceptions import (
     InvalidSceneError,
     InvalidSeedError,
@@ -57,18 +58,21 @@ from claw.envs.world import held_object, supported_by
 TABLETOP_ID = "claw/Tabletop-v0"
 REACH_ID = "claw/Reach-v0"
 PUSH_ID = "claw/Push-v0"
+PICK_PLACE_ID = "claw/PickAndPlace-v0"
 
 # id, entry point, kwargs, episode length
 _ENVS: tuple[tuple[str, str, dict[str, str], int], ...] = (
     (TABLETOP_ID, "claw.envs.tabletop:TabletopEnv", {}, 500),
     (REACH_ID, "claw.envs.goal:GoalEnv", {"task": "reach"}, 50),
     (PUSH_ID, "claw.envs.goal:GoalEnv", {"task": "push"}, 80),
+    (PICK_PLACE_ID, "claw.envs.goal:GoalEnv", {"task": "pick_place"}, 60),
 )
 for env_id, entry_point, kwargs, steps in _ENVS:
     if env_id not in registry:
         register(id=env_id, entry_point=entry_point, kwargs=kwargs, max_episode_steps=steps)
 
 __all__ = [
+    "PICK_PLACE_ID",
     "PUSH_ID",
     "REACH_ID",
     "REGIONS",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -64,3 +66,8 @@ def point_in_polygon(point: Array, poly: Array, tol: float = 0.0) -> bool:
 def polygon_inside(inner: Array, outer: Array, tol: float = 0.0) -> bool:
     """True when every corner of ``inner`` lies inside the convex polygon ``outer``."""
     return all(point_in_polygon(p, outer, tol) for p in inner)
+
+
+def wrap_angle(angle: float) -> float:
+    """``angle`` in (-pi, pi]."""
+    return math.atan2(math.sin(angle), math.cos(angle))

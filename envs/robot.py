@@ -29,6 +29,7 @@ REST_KEY = "rest"
 MAX_HALF_OPENING = 0.045  # m per finger; the claw opens to 9.5 cm between the pads
 PAD_CLEARANCE = 0.005  # distance between the pads' inner faces when fully closed
 PAD_REACH = 0.015  # m: the pads end this far below the tool point
+MIN_TCP_HEIGHT = 0.02  # m: the lowest tool height (the fingertips end 1.5 cm below the tool point)
 HAND_ABOVE_TCP = 0.08  # m: the palm's underside above the tool point
 # Half extents (m) of the palm, flange and wrist seen from above, in the tool frame (y: the
 # fingers' closing axis): what sweeps past objects taller than HAND_ABOVE_TCP above the tool point.

@@ -7,12 +7,11 @@ from typing import Any
 import numpy as np
 from pydantic import Field
 
-from claw.envs.robot import MAX_HALF_OPENING, PAD_CLEARANCE
+from claw.envs.robot import MAX_HALF_OPENING, MIN_TCP_HEIGHT, PAD_CLEARANCE
 from claw.envs.tabletop import TabletopEnv
 from claw.skills.base import NoParams, Skill, SkillParams, SkillResult, register_skill
 from claw.skills.motion import Claw
 
-MIN_TCP_HEIGHT = 0.02  # m: the fingertips end 1.5 cm below the tool point
 ARRIVAL_TOLERANCE = 0.005  # m
 OPEN_WIDTH = 2 * MAX_HALF_OPENING + PAD_CLEARANCE
 CLOSED_WIDTH = PAD_CLEARANCE + 0.003  # m: pads this close have closed on nothing but each other

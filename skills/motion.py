@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from claw.envs.geometry import wrap_angle
 from claw.envs.robot import FINGER_JOINTS, MAX_HALF_OPENING, PAD_CLEARANCE, down_rotation, tool_yaw
 from claw.envs.state import SETTLED_SPEED
 from claw.envs.tabletop import TabletopEnv
@@ -32,11 +33,6 @@ def min_jerk(s: float) -> float:
     """Minimum-jerk progress (0 to 1, zero velocity and acceleration at both ends) at ``s``."""
     s = min(max(s, 0.0), 1.0)
     return s * s * s * (10.0 - 15.0 * s + 6.0 * s * s)
-
-
-def wrap_angle(angle: float) -> float:
-    """``angle`` in (-pi, pi]."""
-    return math.atan2(math.sin(angle), math.cos(angle))
 
 
 @dataclass(frozen=True)

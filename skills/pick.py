@@ -7,12 +7,14 @@ import math
 import numpy as np
 
 from claw.envs import geometry, objects
+from claw.envs.geometry import wrap_angle
 from claw.envs.predicates import Predicate, evaluate
 from claw.envs.regions import in_reach
 from claw.envs.robot import (
     HAND_ABOVE_TCP,
     HAND_HALF_EXTENTS,
     MAX_HALF_OPENING,
+    MIN_TCP_HEIGHT,
     PAD_CLEARANCE,
     PAD_REACH,
 )
@@ -20,8 +22,8 @@ from claw.envs.state import ObjectState, WorldState
 from claw.envs.tabletop import TabletopEnv
 from claw.envs.world import held_object, supported_by
 from claw.skills.base import ObjectName, Skill, SkillParams, SkillResult, register_skill
-from claw.skills.basic import MIN_TCP_HEIGHT, result
-from claw.skills.motion import Claw, wrap_angle
+from claw.skills.basic import result
+from claw.skills.motion import Claw
 
 MAX_GRASP_WIDTH = 2 * MAX_HALF_OPENING + PAD_CLEARANCE - 0.015  # leave room to open around it
 FINGER_FOOTPRINT = (0.011, 0.008)  # half extents (m) of a finger seen from above, face-on

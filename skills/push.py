@@ -10,15 +10,16 @@ import numpy as np
 from pydantic import Field
 
 from claw.envs import geometry
+from claw.envs.geometry import wrap_angle
 from claw.envs.regions import in_reach
-from claw.envs.robot import PAD_CLEARANCE
+from claw.envs.robot import MIN_TCP_HEIGHT, PAD_CLEARANCE
 from claw.envs.spatial import extent_along
 from claw.envs.state import ObjectState, WorldState
 from claw.envs.tabletop import TabletopEnv
 from claw.envs.world import held_object
 from claw.skills.base import ObjectName, Skill, SkillParams, SkillResult, register_skill
-from claw.skills.basic import MIN_TCP_HEIGHT, result
-from claw.skills.motion import Claw, wrap_angle
+from claw.skills.basic import result
+from claw.skills.motion import Claw
 from claw.skills.pick import FINGER_FOOTPRINT, finger_footprints, safe_height
 
 Direction = Literal["left", "right", "far", "near"]
