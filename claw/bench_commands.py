@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from claw.options import JsonFlag, seed_callback
+from claw.options import JsonFlag, PreferOption, seed_callback
 from claw.output import errors, table
 
 bench_app = typer.Typer(
@@ -54,29 +54,40 @@ def bench_skills_command(
             "box, a five-block tower, an unstack), one of each per episode."
         ),
     ] = True,
+    prefer: PreferOption = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Pick-and-place for every relation and pushes on seeded default and dense scenes, and
-    multi-step tasks judged by their goal."""
+    multi-step tasks judged by their goal; with --prefer learned, by the learned claws (the
+    skill library's latest policies) where a skill has one."""
     from rich.console import Console
     from rich.progress import Progress
     from rich.table import Table
 
     from claw.skills.bench import bench_skills
 
+    learned = prefer is not None and prefer.value == "learned"
     if record:  # before the work whose figures it must store
         with errors(as_json):
+            if learned:
+                raise ValueError("--record stores the controllers' figures; drop --prefer learned")
             from claw.library.storage import SkillLibrary
 
             SkillLibrary().check_writable()
+    with errors(as_json):
+        from claw.library import policy_source
+
+        policies = policy_source() if learned else None
     console = Console(stderr=True)
-    with Progress(console=console, transient=True, disable=as_json) as bar:
+    with errors(as_json), Progress(console=console, transient=True, disable=as_json) as bar:
         bar_task = bar.add_task("episodes", total=episodes)
         result = bench_skills(
             episodes,
             seed,
             progress=lambda done: bar.update(bar_task, completed=done),
             tasks=tasks,
+            prefer=prefer.value if prefer is not None else None,
+            policies=policies,
         )
     if record:
         import shlex
@@ -247,10 +258,46 @@ def bench_library_command(
     )
 
 
+@bench_app.command("imitation")
+def bench_imitation_command(
+    demos: Annotated[int, typer.Option(min=1, help="Expert episodes recorded.")] = 200,
+    dagger: Annotated[int, typer.Option(min=0, help="DAgger rounds after cloning.")] = 8,
+    episodes: Annotated[int, typer.Option(min=1, help="Fresh episodes measuring each.")] = 200,
+    seed: Annotated[
+        int, typer.Option(callback=seed_callback, help="Seed of the demonstrations and training.")
+    ] = 0,
+    as_json: JsonFlag = False,
+) -> None:
+    """Learned pick-and-place from the controllers' demonstrations: the expert, behaviour
+    cloning and DAgger measured on the same fresh episodes, in one run (minutes)."""
+    from claw.learning.bench import bench_imitation
+
+    with errors(as_json):
+        result = bench_imitation(demos, dagger, episodes, seed)
+    if as_json:
+        print(result.model_dump_json())
+        return
+    rows = [
+        (
+            row.learner,
+            f"{row.success_rate:.1%} of {row.episodes} ({row.env_steps} env steps)",
+        )
+        for row in result.rows
+    ]
+    rows += [
+        ("recording", f"{result.record_seconds} s"),
+        ("training", f"{result.train_seconds} s"),
+    ]
+    table(f"claw bench imitation ({result.env_id}, {result.demonstrations} demos)", rows)
+
+
 @bench_app.command("policy")
 def bench_policy_command(
     policy: Annotated[
-        str, typer.Argument(help="reach or push (the library's policy), or a policy folder.")
+        str,
+        typer.Argument(
+            help="reach, push or pick_place (the library's policy), or a policy folder."
+        ),
     ],
     episodes: Annotated[int, typer.Option(min=1, help="Evaluation episodes.")] = 200,
     seed: Annotated[int | None, typer.Option(help="Seed of the first episode.")] = None,
@@ -268,7 +315,7 @@ def bench_policy_command(
         if policy in LEARNED_SKILLS:
             from claw.library.storage import SkillLibrary
 
-            network = SkillLibrary().policy(LEARNED_SKILLS[policy])
+            network = SkillLibrary().policy(LEARNED_SKILLS[policy][0])
         else:
             network = PolicyNetwork.load(Path(policy))
         first = EVALUATION_SEED if seed is None else seed

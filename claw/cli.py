@@ -20,6 +20,7 @@ except ImportError:  # pragma: no cover - older typer
 
 from claw import __version__
 from claw.bench_commands import bench_app
+from claw.demos_commands import demos_app
 from claw.eval_commands import EVAL_COMMANDS, eval_app
 from claw.llm_commands import llm_app
 from claw.output import (
@@ -58,6 +59,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(bench_app, name="bench")
+app.add_typer(demos_app, name="demos")
 app.add_typer(eval_app, name="eval")
 app.add_typer(llm_app, name="llm")
 app.add_typer(scene_app, name="scene")
@@ -66,7 +68,7 @@ app.command("run")(run)
 app.command("train")(train_command)
 app.command("tune")(tune_command)
 
-COMMANDS = ("run", "eval", "bench", "scene", "skills", "train", "tune", "llm")
+COMMANDS = ("run", "eval", "bench", "demos", "scene", "skills", "train", "tune", "llm")
 HELP = ("--help", "-h")
 
 

@@ -20,6 +20,8 @@ from claw.options import (
     StructuredMode,
     Temperature,
     Timeout,
+    TrackerOption,
+    TrackingUriOption,
     model_settings,
 )
 from claw.output import (
@@ -43,6 +45,7 @@ if TYPE_CHECKING:
     from claw.eval.runner import SuiteResult
     from claw.eval.selection import Selection
     from claw.eval.suite import Suite
+    from claw.learning.tracking import TrackerSettings
     from claw.planner.completion import ModelSettings
 
 EVAL_COMMANDS = ("run", "compare", "sweep")
@@ -132,6 +135,8 @@ def eval_run(
         int | None,
         typer.Option("--limit", min=1, metavar="N", help="Run only the first N cases selected."),
     ] = None,
+    tracker: TrackerOption = None,
+    tracking_uri: TrackingUriOption = None,
 ) -> None:
     """Run every case of a suite and judge it by its ground truth (goal or expected error).
 
@@ -159,6 +164,9 @@ def eval_run(
         inputs = [*suite_files(suite, loaded), *cassettes([name])]
         check_apart(inputs, [("--json file", json_file), ("--record file", record)])
         check_apart(inputs, [("--report file", report / f) for f in WRITTEN] if report else [])
+        from claw.learning.tracking import TrackerSettings
+
+        tracking = TrackerSettings.of(tracker, tracking_uri)
     settings = model_settings(api_base, timeout, temperature, max_tokens, structured, llm_mode)
     choice = prefer.value if prefer else None
     if learn:
@@ -166,7 +174,10 @@ def eval_run(
 
         with errors():
             SkillLibrary().check_writable()
-    _run(loaded, name, workers, json_file, report, record, choice, settings, ray, learn, selection)
+    _run(
+        loaded, name, workers, json_file, report, record, choice, settings, ray, learn, selection,
+        tracking,
+    )  # fmt: skip
 
 
 @eval_app.command("compare")
@@ -231,6 +242,7 @@ def _run(
     ray: str | None = None,
     learn: bool = False,
     selection: Selection | None = None,
+    tracking: TrackerSettings | None = None,
 ) -> None:
     import time
 
@@ -296,6 +308,17 @@ def _run(
                 result, report, suite, progress=lambda c: bar.advance(task), settings=settings
             )
         console.print(f"report: {markup(written.markdown)}, {markup(written.html)}")
+    if tracking is not None:
+        import shlex
+        import sys
+
+        from claw.learning.tracking import track_suite_result
+
+        with errors():
+            command = "claw " + shlex.join(sys.argv[1:])
+            files = {"results": json_file, "report": report}
+            run_id = track_suite_result(tracking, result, command, files)
+        console.print(f"MLflow run {run_id} (experiment claw eval {markup(result.suite)})")
     raise typer.Exit(EXIT_OK if result.overall["success_rate"] == 1.0 else EXIT_FAILED)
 
 

@@ -151,3 +151,22 @@ RayOption = Annotated[
         "Needs Ray (the ray extra).",
     ),
 ]
+
+TrackerOption = Annotated[
+    str | None,
+    typer.Option(
+        "--tracker",
+        metavar="mlflow",
+        help="Also log to an experiment tracker: mlflow (params, metrics at each evaluation, "
+        "config, meta.json, the policy, a video).",
+    ),
+]
+TrackingUriOption = Annotated[
+    str | None,
+    typer.Option(
+        "--tracking-uri",
+        metavar="URI",
+        help="Where MLflow keeps runs (default: MLFLOW_TRACKING_URI, else MLflow's local store "
+        "in the working directory).",
+    ),
+]

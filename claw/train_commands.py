@@ -11,11 +11,12 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from claw.options import JsonFlag, RayOption, seed_callback
+from claw.options import JsonFlag, RayOption, TrackerOption, TrackingUriOption, seed_callback
 from claw.output import errors, table
 
 if TYPE_CHECKING:
     from claw.learning.config import TrainConfig
+    from claw.learning.tracking import TrackedRun, TrackerSettings
 
 Algo = Annotated[
     str | None,
@@ -39,13 +40,20 @@ def _config_and_run_dir(
     runs_dir: Path,
     out: Path | None,
     resume: Path | None,
+    curriculum: bool = False,
 ) -> tuple[TrainConfig, Path]:
     """The config to train with and its run folder: a resumed run's own, or a new one."""
     from claw.learning.config import TrainConfig, load_config, new_run_dir, read_config_file
 
     if resume is None:
         config = load_config(
-            skill, algo, hyperparams, total_timesteps=steps, seed=seed, n_envs=n_envs
+            skill,
+            algo,
+            hyperparams,
+            curriculum=curriculum,
+            total_timesteps=steps,
+            seed=seed,
+            n_envs=n_envs,
         )
         if out is not None and (out / "config.yaml").exists():
             raise FileExistsError(f"{out} already holds a run; continue it with --resume {out}")
@@ -62,7 +70,7 @@ def _config_and_run_dir(
 
 
 def train_command(
-    skill: Annotated[str, typer.Argument(help="What to train: reach or push.")],
+    skill: Annotated[str, typer.Argument(help="What to train: reach, push or pick.")],
     algo: Algo = None,
     steps: Annotated[
         int | None,
@@ -92,10 +100,36 @@ def train_command(
         int, typer.Option(min=1, help="Episodes measured for --register.")
     ] = 200,
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+    demos: Annotated[
+        str | None,
+        typer.Option(
+            metavar="NAME",
+            help="Learn from these demonstrations (claw demos record): behaviour cloning into "
+            "the actor, then --dagger rounds, instead of RL.",
+        ),
+    ] = None,
+    dagger: Annotated[
+        int, typer.Option(min=0, metavar="K", help="DAgger rounds after behaviour cloning.")
+    ] = 0,
+    tracker: TrackerOption = None,
+    tracking_uri: TrackingUriOption = None,
+    curriculum: Annotated[
+        bool,
+        typer.Option(
+            "--curriculum",
+            help="Train through the stages of the skill's YAML (easy goals first), promoted "
+            "when an evaluation's success rate passes the stage's promote_at.",
+        ),
+    ] = False,
     as_json: JsonFlag = False,
 ) -> None:
-    """Train a learned claw: SB3 (+HER), parallel envs, evaluations, checkpoints, TensorBoard."""
+    """Train a learned claw: SB3 (+HER), parallel envs, evaluations, checkpoints, TensorBoard;
+    or, with --demos, from an expert's demonstrations (behaviour cloning, DAgger)."""
     with errors(as_json):
+        if dagger and demos is None:
+            raise ValueError("--dagger needs --demos NAME (the demonstrations it starts from)")
+        if demos is not None and resume is not None:
+            raise ValueError("--resume continues RL training; a --demos run starts afresh")
         from claw.common.outputs import check_output_dir
 
         for folder, what in ((out, "--out folder"), (runs_dir, "--runs-dir folder")):
@@ -105,42 +139,57 @@ def train_command(
             from claw.library.storage import SkillLibrary
 
             SkillLibrary().check_writable()
+        if curriculum and demos is not None:
+            raise ValueError("--curriculum stages RL training; a --demos run has no stages")
+        from claw.learning.tracking import TrackerSettings
+
+        settings = TrackerSettings.of(tracker, tracking_uri)  # before a run folder is made
         config, run_dir = _config_and_run_dir(
-            skill, algo, steps, n_envs, seed, hyperparams or [], runs_dir, out, resume
+            skill, algo, steps, n_envs, seed, hyperparams or [], runs_dir, out, resume, curriculum
         )
     if not as_json:
         typer.echo(f"run folder: {run_dir}  (tensorboard --logdir {run_dir / 'tb'})", err=True)
-    from claw.learning.train import train
-
     command = "claw " + shlex.join(sys.argv[1:])
     with errors(as_json):
-        result = train(
-            config,
-            run_dir,
-            resume=resume is not None,
-            progress_bar=progress and not as_json,
-            command=command,
-        )
-    summary: dict[str, Any] = {
-        "run_dir": str(result.run_dir),
-        "algo": config.algo,
-        "timesteps": result.timesteps,
-        "wall_seconds": result.wall_seconds,
-        "last_evaluation": result.evaluations[-1] if result.evaluations else None,
-        "policy": str(result.policy_dir),
-    }
+        run = _tracked_run(settings, f"claw train {skill}", run_dir, command, config)
+    summary: dict[str, Any]
+    if demos is not None:
+        summary = _imitate(config, run_dir, demos, dagger, command, as_json, run)
+    else:
+        from claw.learning.train import train
+
+        with errors(as_json), run or nullcontext():
+            result = train(
+                config,
+                run_dir,
+                resume=resume is not None,
+                progress_bar=progress and not as_json,
+                command=command,
+                tracker=run,
+            )
+        summary = {
+            "run_dir": str(result.run_dir),
+            "algo": config.algo,
+            "timesteps": result.timesteps,
+            "wall_seconds": result.wall_seconds,
+            "last_evaluation": result.evaluations[-1] if result.evaluations else None,
+            "policy": str(result.policy_dir),
+        }
     if register:
         from claw.learning.register import register_policy
 
         with errors(as_json):
-            record = register_policy(result.policy_dir, eval_episodes)
-        assert record.metrics is not None
-        summary["registered"] = record.key
-        summary["evaluation"] = record.metrics.conditions
+            records = register_policy(Path(summary["policy"]), eval_episodes)
+        assert records[0].metrics is not None
+        summary["registered"] = ", ".join(r.key for r in records)
+        summary["evaluation"] = records[0].metrics.conditions
     if as_json:
         print(json.dumps(summary))
         return
-    rows = [(k, v) for k, v in summary.items() if k != "evaluation"]
+    rows = [(k, v) for k, v in summary.items() if k not in ("evaluation", "stages")]
+    if "stages" in summary:  # a --demos run: each stage's success on the validation seeds
+        measured = [f"{s['stage']} {s['success_rate']:.0%}" for s in summary["stages"]]
+        rows.insert(3, ("stages", ", ".join(measured)))
     if register:
         evaluation = summary["evaluation"]
         rows.append(
@@ -153,8 +202,67 @@ def train_command(
     table(f"claw train {skill}", rows)
 
 
+def _tracked_run(
+    settings: TrackerSettings | None, experiment: str, run_dir: Path, command: str, config: Any
+) -> TrackedRun | None:
+    """The MLflow run a command logs to (``--tracker mlflow``), tagged with how it was made."""
+    if settings is None:
+        return None
+    from claw.learning.tracking import TrackedRun
+    from claw.library.files import git_commit
+
+    tags = {"command": command, "git_commit": git_commit() or "unknown", "run_dir": str(run_dir)}
+    tags.update({k: str(getattr(config, k)) for k in ("skill", "algo") if hasattr(config, k)})
+    return TrackedRun(settings, experiment, run_dir.name, tags)
+
+
+def _imitate(
+    config: TrainConfig,
+    run_dir: Path,
+    demos: str,
+    dagger: int,
+    command: str,
+    as_json: bool,
+    run: TrackedRun | None,
+) -> dict[str, Any]:
+    """Behaviour cloning and DAgger rounds (``--demos``): each stage's success on stderr."""
+    import gymnasium as gym
+
+    from claw.learning.demos import resolve
+    from claw.learning.imitation import imitate
+
+    def show(row: dict[str, Any]) -> None:
+        if not as_json:
+            typer.echo(
+                f"{row['stage']}: {row['success_rate']:.0%} of {row['eval_episodes']} episodes "
+                f"({row['pairs']} pairs, {row['env_steps']} env steps)",
+                err=True,
+            )
+
+    with errors(as_json), run or nullcontext():
+        task = gym.spec(config.env_id).kwargs.get("task", config.skill)
+        result = imitate(
+            config,
+            run_dir,
+            resolve(demos, task),
+            dagger,
+            command=command,
+            on_stage=show,
+            tracker=run,
+        )
+    return {
+        "run_dir": str(result.run_dir),
+        "algo": config.algo,
+        "timesteps": result.timesteps,
+        "wall_seconds": result.wall_seconds,
+        "stages": result.stages,
+        "chosen_stage": result.chosen_stage,
+        "policy": str(result.policy_dir),
+    }
+
+
 def tune_command(
-    skill: Annotated[str, typer.Argument(help="What to tune: reach or push.")],
+    skill: Annotated[str, typer.Argument(help="What to tune: reach, push or pick.")],
     trials: Annotated[int, typer.Option(min=1, help="Optuna trials.")] = 10,
     algo: Algo = None,
     steps: Annotated[int | None, typer.Option(min=1, help="Environment steps per trial.")] = None,
@@ -184,13 +292,19 @@ def tune_command(
             "machines need one they all reach, e.g. postgresql://…",
         ),
     ] = None,
+    tracker: TrackerOption = None,
+    tracking_uri: TrackingUriOption = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Search hyperparameters with Optuna, pruning trials on their evaluation success rate;
-    K trials at once with --parallel K (on Ray with --ray)."""
+    K trials at once with --parallel K (on Ray with --ray); each trial an MLflow run with
+    --tracker mlflow."""
     with errors(as_json):
         from claw.common.outputs import check_output_dir
         from claw.learning.config import load_config
+        from claw.learning.tracking import TrackerSettings
+
+        tracking = TrackerSettings.of(tracker, tracking_uri)
 
         chosen = load_config(skill, algo).algo
         if study_dir is not None:
@@ -218,6 +332,7 @@ def tune_command(
                 parallel=parallel,
                 on_ray=ray is not None,
                 storage=storage,
+                tracking=tracking,
             )
     if as_json:
         print(

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from claw.envs.yamlfile import YamlLimitError, load_yaml, read_yaml
 from claw.learning.exceptions import InvalidConfigError
@@ -26,6 +26,61 @@ class HerConfig(BaseModel):
 
     n_sampled_goal: int = Field(4, ge=1)
     goal_selection_strategy: Literal["future", "final", "episode"] = "future"
+
+
+class ImitationConfig(BaseModel):
+    """Learning from demonstrations (``claw train SKILL --demos NAME``): behaviour cloning, then
+    DAgger rounds, each measured."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    epochs: int = Field(100, ge=1)
+    """Passes over the demonstrations in behaviour cloning."""
+    batch_size: int = Field(256, ge=1)
+    learning_rate: float = Field(1e-3, gt=0.0)
+    dagger_episodes: int = Field(40, ge=1)
+    """Episodes the learner acts (and the expert labels) in each DAgger round."""
+    dagger_epochs: int = Field(30, ge=1)
+    """Passes over all the data after each DAgger round."""
+    eval_episodes: int = Field(50, ge=1)
+    """Fresh episodes measuring each stage."""
+
+
+class CurriculumStage(BaseModel):
+    """One stage of a curriculum: how hard the episodes are, and when training moves on."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1)
+    difficulty: dict[str, Any] = Field(default_factory=dict)
+    """The training env's ``Difficulty`` fields (``goal_distance``, ``air_share``,
+    ``air_height``, ``randomization``); those left out are the full task's."""
+    promote_at: float | None = Field(None, gt=0.0, le=1.0)
+    """The evaluation success rate at which training moves to the next stage (not on the last)."""
+
+    @model_validator(mode="after")
+    def _difficulty_known(self) -> CurriculumStage:
+        from claw.envs.tasks import Difficulty
+
+        Difficulty.model_validate(self.difficulty)
+        return self
+
+
+class CurriculumConfig(BaseModel):
+    """Stages from easy to the full task (``--curriculum``; declared in the skill's YAML)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    stages: list[CurriculumStage] = Field(min_length=2)
+
+    @model_validator(mode="after")
+    def _promotions(self) -> CurriculumConfig:
+        *earlier, last = self.stages
+        if any(stage.promote_at is None for stage in earlier):
+            raise ValueError("every stage but the last needs promote_at")
+        if last.promote_at is not None:
+            raise ValueError("the last stage is the full task: it has no promote_at")
+        return self
 
 
 class TrainConfig(BaseModel):
@@ -52,6 +107,10 @@ class TrainConfig(BaseModel):
     eval_episodes: int = Field(20, ge=1)
     checkpoint_freq: int = Field(10000, gt=0)
     torch_threads: int = Field(1, ge=1)
+    imitation: ImitationConfig | None = None
+    """How to learn from demonstrations, for skills that have an expert."""
+    curriculum: CurriculumConfig | None = None
+    """Stages of difficulty, promoted on evaluation success (``--curriculum``)."""
 
 
 def hyperparams_file(skill: str) -> Path:
@@ -119,18 +178,21 @@ def load_config(
     skill: str,
     algo: str | None = None,
     overrides: list[str] | tuple[str, ...] = (),
+    curriculum: bool = False,
     **fields: Any,
 ) -> TrainConfig:
     """Resolve a skill's training config: ``common``, then the algorithm's section, then overrides.
 
     Args:
-        skill: A skill with a file in ``hyperparams/`` (``reach``, ``push``).
+        skill: A skill with a file in ``hyperparams/`` (``reach``, ``push``, ``pick``).
         algo: ``tqc``, ``sac``, ``td3`` or ``ppo`` (default: the file's ``default_algo``).
         overrides: ``KEY=VALUE`` strings, dotted keys for nested fields.
+        curriculum: Train through the file's ``curriculum`` stages.
         fields: Top-level fields to set (``seed``, ``total_timesteps``, ``n_envs``), if not None.
 
     Raises:
-        InvalidConfigError: an unknown skill or algorithm, or a config that does not validate.
+        InvalidConfigError: an unknown skill or algorithm, a curriculum asked of a file without
+            one, or a config that does not validate.
     """
     raw = read_config_file(hyperparams_file(skill))
     algo = algo or raw["default_algo"]
@@ -138,7 +200,16 @@ def load_config(
         raise InvalidConfigError(
             f"unknown algorithm {algo!r} for {skill}; allowed: {', '.join(raw['algos'])}"
         )
+    if curriculum and "curriculum" not in raw:
+        with_one = sorted(
+            p.stem for p in HYPERPARAMS_DIR.glob("*.yaml") if "curriculum" in read_config_file(p)
+        )
+        raise InvalidConfigError(
+            f"{skill} declares no curriculum; skills with one: {', '.join(with_one) or 'none'}"
+        )
     resolved = _merge(raw.get("common", {}), raw["algos"][algo])
+    if curriculum:
+        resolved["curriculum"] = raw["curriculum"]
     for text in overrides:
         resolved = _merge(resolved, parse_override(text))
     resolved.update({k: v for k, v in fields.items() if v is not None})

@@ -76,3 +76,24 @@ def evaluate_policy(
         "env_kwargs": config.env_kwargs,
         "wall_seconds": round(time.perf_counter() - tic, 1),
     }
+
+
+def record_policy_video(
+    policy: PolicyNetwork, path: str | Path, seed: int = EVALUATION_SEED
+) -> Path:
+    """One deterministic episode of ``policy`` in its training env, written as a video (``.mp4``
+    or ``.gif``) from the env's camera at the control rate."""
+    from claw.envs.video import write_video
+
+    env = gym.make(policy.config.env_id, render_mode="rgb_array", **policy.config.env_kwargs)
+    try:
+        obs, _ = env.reset(seed=seed)
+        frames, done = [np.asarray(env.render())], False
+        while not done:
+            obs, _, terminated, truncated, _ = env.step(policy.act(obs))
+            frames.append(np.asarray(env.render()))
+            done = terminated or truncated
+    finally:
+        env.close()
+    fps = float(env.metadata.get("render_fps", 10))
+    return write_video(frames, path, fps)

@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 from safetensors.numpy import save
 from sb3_contrib.tqc.policies import TQCPolicy
@@ -104,7 +105,7 @@ def export_policy(
     scale = float(config.env_kwargs.get("residual_scale", RESIDUAL_SCALE))
     policy_config = PolicyConfig(
         skill=config.skill,
-        task=config.skill,
+        task=gym.spec(config.env_id).kwargs.get("task", config.skill),
         env_id=config.env_id,
         env_kwargs=config.env_kwargs,
         residual_scale=scale if residual else None,

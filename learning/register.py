@@ -12,8 +12,8 @@ from claw.library.builtins import implementation_ref, policy_metrics, success_to
 from claw.library.files import git_commit
 from claw.library.manifest import Provenance, SkillRecord
 from claw.library.storage import SkillLibrary
-from claw.skills.learned import LEARNED_SKILLS
-from claw.skills.policy import CONFIG_FILE, WEIGHTS_FILE, PolicyNetwork
+from claw.skills.learned import LEARNED_SKILLS, PolicySkill
+from claw.skills.policy import CONFIG_FILE, WEIGHTS_FILE, PolicyConfig, PolicyNetwork
 
 
 def register_policy(
@@ -21,8 +21,9 @@ def register_policy(
     episodes: int = 200,
     library: SkillLibrary | None = None,
     training_config: dict[str, Any] | None = None,
-) -> SkillRecord:
-    """Measure an exported policy on ``episodes`` fresh episodes and add it to the library.
+) -> list[SkillRecord]:
+    """Measure an exported policy on ``episodes`` fresh episodes and add it to the library, as
+    the implementation of each skill it serves (``pick_place``: ``pick`` and ``place``).
 
     The record's artifacts are the weights and the config (sha256 in the manifest); its metrics
     are the success rate within the skill's own tolerance (``push``: the controller's 2 cm, not
@@ -39,14 +40,25 @@ def register_policy(
         raise InvalidConfigError(
             f"no skill takes a {network.config.task!r} policy; allowed: {', '.join(LEARNED_SKILLS)}"
         )
-    cls = LEARNED_SKILLS[network.config.task]
+    classes = LEARNED_SKILLS[network.config.task]
     library = library or SkillLibrary()
     library.check_writable()  # before measuring, not after
-    tolerance = success_tolerance(cls)
-    thresholds = tuple(sorted({*MEASURED_WITHIN, *([tolerance] if tolerance else [])}))
+    tolerances = {t for t in map(success_tolerance, classes) if t}
+    thresholds = tuple(sorted({*MEASURED_WITHIN, *tolerances}))
     evaluation = evaluate_policy(network, episodes=episodes, thresholds=thresholds)
     config = network.config.model_copy(update={"evaluation": evaluation})
     write_config(config, folder)  # the figures travel with the policy
+    return [_register(library, cls, folder, evaluation, config, training_config) for cls in classes]
+
+
+def _register(
+    library: SkillLibrary,
+    cls: type[PolicySkill[Any]],
+    folder: Path,
+    evaluation: dict[str, Any],
+    config: PolicyConfig,
+    training_config: dict[str, Any] | None,
+) -> SkillRecord:
     return library.register(
         cls.name,
         kind="policy",

@@ -9,8 +9,10 @@ A run folder holds everything about one run::
       tb/                TensorBoard logs (train/*, eval/success_rate, eval/mean_reward, ...)
       eval/              evaluations.npz and evaluations.json (every evaluation)
       checkpoints/       model, replay buffer and VecNormalize statistics every checkpoint_freq
+      curriculum.json    with --curriculum: the stage reached and each evaluation's stage
       model.zip          the final SB3 model, vecnormalize.pkl beside it (for --resume, SB3 tools)
       policy/            the exported policy: policy.safetensors + policy.json (no pickle)
+      eval/episode.mp4   with --tracker: one evaluation episode of the policy (also in MLflow)
 """
 
 from __future__ import annotations
@@ -45,9 +47,13 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv,
 
 import claw.envs  # noqa: F401  (registers the training envs)
 from claw.learning.config import OFF_POLICY, TrainConfig
+from claw.learning.curriculum import Curriculum
+from claw.learning.evaluate import record_policy_video
 from claw.learning.exceptions import InvalidConfigError
 from claw.learning.export import export_policy, zero_output_layer
+from claw.learning.tracking import TrackedRun
 from claw.library.files import atomic_write, git_commit
+from claw.skills.policy import PolicyNetwork
 
 ALGORITHM_CLASSES: dict[str, type[BaseAlgorithm]] = {"tqc": TQC, "sac": SAC, "td3": TD3, "ppo": PPO}
 EVAL_SEED_OFFSET = 10_000  # evaluation episodes use seeds apart from training ones
@@ -77,6 +83,21 @@ def package_versions() -> dict[str, str]:
         except metadata.PackageNotFoundError:
             versions[name] = "not installed"
     return versions
+
+
+def run_meta(run_dir: Path, config: TrainConfig, command: str | None) -> dict[str, Any]:
+    """The run's ``meta.json`` at its start (seed, commit, versions, command), written; a resumed
+    run keeps its first start."""
+    meta = _read_json(run_dir / "meta.json")
+    meta.update(
+        seed=config.seed,
+        git_commit=git_commit(),
+        versions=package_versions(),
+        command=command or " ".join(sys.argv),
+        started=meta.get("started", datetime.now(timezone.utc).isoformat()),
+    )
+    atomic_write(run_dir / "meta.json", json.dumps(meta, indent=1).encode())
+    return meta
 
 
 def make_envs(config: TrainConfig, n_envs: int, seed: int, training: bool) -> VecEnv:
@@ -183,6 +204,7 @@ def train(
     callbacks: Sequence[BaseCallback] = (),
     after_evaluation: Callable[[dict[str, float]], bool] | None = None,
     command: str | None = None,
+    tracker: TrackedRun | None = None,
 ) -> TrainResult:
     """Train the skill's policy as ``config`` says, into ``run_dir``; export it at the end.
 
@@ -194,6 +216,7 @@ def train(
         callbacks: Extra SB3 callbacks.
         after_evaluation: Called with each evaluation's figures; returning False stops training.
         command: The command line, recorded in ``meta.json``.
+        tracker: An MLflow run to log the config, each evaluation and the outputs to.
     """
     run_dir = Path(run_dir)
     checkpoint = latest_checkpoint(run_dir) if resume else None
@@ -206,15 +229,9 @@ def train(
     torch.set_num_threads(config.torch_threads)
     set_random_seed(config.seed)
     started = time.perf_counter()
-    meta = _read_json(run_dir / "meta.json")
-    meta.update(
-        seed=config.seed,
-        git_commit=git_commit(),
-        versions=package_versions(),
-        command=command or " ".join(sys.argv),
-        started=meta.get("started", datetime.now(timezone.utc).isoformat()),
-    )
-    atomic_write(run_dir / "meta.json", json.dumps(meta, indent=1).encode())
+    meta = run_meta(run_dir, config, command)
+    if tracker is not None:
+        tracker.log_params(config.model_dump(mode="json"))
 
     # 2. Environments: training copies in parallel, one evaluation env on separate seeds.
     env = make_envs(config, config.n_envs, config.seed, training=True)
@@ -252,13 +269,22 @@ def train(
         save_vecnormalize=config.normalize,
     )
 
-    # 5. Learn.
+    # 5. A curriculum: the envs start at the run's stage, promoted on evaluation success.
+    staged: list[BaseCallback] = []
+    if config.curriculum is not None:
+        curriculum = Curriculum(config.curriculum, eval_callback, eval_env, run_dir)
+        env.env_method("set_difficulty", **config.curriculum.stages[curriculum.stage].difficulty)
+        staged.append(curriculum)
+    if tracker is not None:
+        staged.append(TrackEvaluations(eval_callback, tracker))
+
+    # 6. Learn.
     remaining = config.total_timesteps - model.num_timesteps
     try:
         if remaining > 0:
             model.learn(
                 total_timesteps=remaining,
-                callback=[eval_callback, checkpoint_callback, *callbacks],
+                callback=[eval_callback, *staged, checkpoint_callback, *callbacks],
                 tb_log_name="run",
                 reset_num_timesteps=checkpoint is None,
                 progress_bar=progress_bar,
@@ -268,7 +294,7 @@ def train(
         eval_env.close()
     wall = time.perf_counter() - started
 
-    # 6. Save: a last checkpoint (for --resume), copied to model.zip and vecnormalize.pkl, then
+    # 7. Save: a last checkpoint (for --resume), copied to model.zip and vecnormalize.pkl, then
     # the pickle-free export.
     steps = int(model.num_timesteps)
     saved = run_dir / "checkpoints"
@@ -296,7 +322,38 @@ def train(
     atomic_write(run_dir / "meta.json", json.dumps(meta, indent=1).encode())
     training = {k: meta[k] for k in ("seed", "git_commit", "command", "timesteps", "wall_seconds")}
     export_policy(model, normalizer, config, run_dir / "policy", training=training)
+    if tracker is not None:
+        track_outputs(tracker, run_dir, ("config.yaml", "meta.json", "eval/evaluations.json"))
     return TrainResult(run_dir, config, steps, meta["wall_seconds"], evaluations)
+
+
+class TrackEvaluations(BaseCallback):
+    """Logs each new evaluation of ``evaluation`` to a tracked run, at its env step."""
+
+    def __init__(self, evaluation: EvalCallback, tracker: TrackedRun) -> None:
+        super().__init__()
+        self.evaluation, self.tracker = evaluation, tracker
+        self._seen = 0
+
+    def _on_step(self) -> bool:
+        rows = _evaluations(self.evaluation)
+        for row in rows[self._seen :]:
+            metrics = {f"eval/{k}": v for k, v in row.items() if k != "timesteps"}
+            self.tracker.log_metrics(metrics, step=int(row["timesteps"]))
+        self._seen = len(rows)
+        return True
+
+
+def track_outputs(tracker: TrackedRun, run_dir: Path, files: Sequence[str]) -> None:
+    """A finished run's files, its exported policy and a video of one evaluation episode, as
+    artifacts of the tracked run."""
+    for name in files:
+        tracker.log_artifact(run_dir / name, folder=str(Path(name).parent) if "/" in name else None)
+    tracker.log_artifact(run_dir / "policy")
+    video = record_policy_video(
+        PolicyNetwork.load(run_dir / "policy"), run_dir / "eval" / "episode.mp4"
+    )
+    tracker.log_artifact(video, folder="eval")
 
 
 def _read_json(path: Path) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ import yaml
 
 from claw.learning.config import OFF_POLICY, load_config
 from claw.learning.exceptions import InvalidConfigError
+from claw.learning.tracking import TrackedRun, TrackerSettings
 from claw.learning.train import train
 from claw.library.files import atomic_write
 
@@ -70,6 +72,8 @@ class TuneJob:
     n_envs: int | None = None
     eval_freq: int | None = None
     eval_episodes: int | None = None
+    tracking: TrackerSettings | None = None
+    """Log each trial as an MLflow run (``--tracker mlflow``)."""
 
     @property
     def study_name(self) -> str:
@@ -123,10 +127,21 @@ def run_trials(job: TuneJob, trials: int, worker: int = 0) -> int:
             trial.report(score(row), len(evaluations))
             return not trial.should_prune()
 
-        train(config, job.study_dir / f"trial-{trial.number:03d}", after_evaluation=report)
-        if trial.should_prune():
+        folder = job.study_dir / f"trial-{trial.number:03d}"
+        tags = {"study": job.study_name, "trial": str(trial.number), "run_dir": str(folder)}
+        run = None
+        if job.tracking is not None:
+            run = TrackedRun(job.tracking, f"claw tune {job.skill}", folder.name, tags)
+        with run or nullcontext():
+            train(config, folder, after_evaluation=report, tracker=run)
+            pruned, value = trial.should_prune(), score(evaluations[-1]) if evaluations else 0.0
+            if run is not None:
+                run.log_params({f"trial.{k}": v for k, v in trial.params.items()})
+                run.log_metrics({"trial/value": value}, step=len(evaluations))
+                run.tag("pruned", pruned)
+        if pruned:
             raise optuna.TrialPruned()
-        return score(evaluations[-1]) if evaluations else 0.0
+        return value
 
     study.optimize(objective, n_trials=trials)
     return trials
@@ -152,6 +167,7 @@ def tune(
     parallel: int = 1,
     on_ray: bool = False,
     storage: str | None = None,
+    tracking: TrackerSettings | None = None,
 ) -> TuneResult:
     """Run ``trials`` more Optuna trials of short training runs; returns the best and every
     trial of the study.
@@ -163,6 +179,7 @@ def tune(
     Workers on other machines need a ``storage`` they all reach (a PostgreSQL or MySQL URL) and
     write their trials' folders on their own disks. ``steps``, ``n_envs``, ``eval_freq`` and
     ``eval_episodes`` (episodes per evaluation) replace the skill's YAML values when given.
+    With ``tracking``, each trial is also an MLflow run (experiment ``claw tune SKILL``).
     """
     study_dir = Path(study_dir)
     study_dir.mkdir(parents=True, exist_ok=True)
@@ -176,6 +193,7 @@ def tune(
         n_envs=n_envs,
         eval_freq=eval_freq,
         eval_episodes=eval_episodes,
+        tracking=tracking,
     )
     _open_first(job)
     parts = shares(trials, parallel)

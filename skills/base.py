@@ -68,6 +68,8 @@ class SkillResult(BaseModel):
     """Why it failed, in words a person (or a planner) can act on; empty on success."""
     error: str | None = None
     """The error kind when the call did not validate (``unknown_skill``, ``unknown_object``...)."""
+    implementation: str | None = None
+    """Which implementation ran (``controller``, ``learned``); ``None`` where none did."""
     sim_seconds: float = 0.0
     touched: list[str] = Field(default_factory=list)
     """Objects the claw touched while the skill ran."""
@@ -132,8 +134,10 @@ class Skill(ABC, Generic[P]):
         """Check the preconditions on the state and, if they hold, ``execute``."""
         problems = self.preconditions(env, params)
         if problems:
-            return SkillResult(skill=self.name, success=False, reason=problems[0])
-        return self.execute(env, params)
+            outcome = SkillResult(skill=self.name, success=False, reason=problems[0])
+        else:
+            outcome = self.execute(env, params)
+        return outcome.model_copy(update={"implementation": self.implementation})
 
     def __call__(self, env: TabletopEnv, **kwargs: Any) -> SkillResult:
         """Validate ``kwargs`` as ``Params`` and run: ``get_skill("pick")(env, object=...)``."""

@@ -14,9 +14,10 @@ from claw.envs.regions import REGIONS
 from claw.envs.relations import find_relation, relation_names
 from claw.envs.state import WorldState
 from claw.envs.tabletop import TabletopEnv
-from claw.skills.base import Skill, SkillResult, get_skill
+from claw.skills.base import Skill, SkillResult, get_skill, skill_implementations
 from claw.skills.bench_tasks import TASKS, run_task
 from claw.skills.exceptions import NoPlacement
+from claw.skills.learned import PolicySkill, PolicySource
 from claw.skills.placement import find_placement
 from claw.skills.push import DIRECTIONS
 
@@ -149,11 +150,12 @@ def _run_tasks(
     rng: np.random.Generator,
     row: Callable[[str, str], BenchRow],
     failures: list[BenchFailure],
+    skills: tuple[Skill[Any], Skill[Any]],
 ) -> None:
     """One episode of every multi-step task, each on its own scene sampled from the seed."""
     for name, make in TASKS.items():
         task = make(rng)
-        outcome = run_task(task, episode_seed)
+        outcome = run_task(task, episode_seed, skills)
         tally = row("task", name)
         tally.attempts += 1
         tally.successes += outcome.success
@@ -171,17 +173,31 @@ def _run_tasks(
             )
 
 
+def bench_skill(name: str, prefer: str | None, policies: PolicySource | None) -> Skill[Any]:
+    """The implementation of ``name`` to bench: ``prefer`` where the skill has it, else the
+    controller; a policy's network from ``policies`` (``None``: the shipped ones), loaded now."""
+    implementation = prefer if prefer in skill_implementations(name) else None
+    skill = get_skill(name, implementation)
+    if isinstance(skill, PolicySkill):
+        skill.policies = policies
+    skill.prepare()
+    return skill
+
+
 def bench_skills(
     episodes: int = 20,
     seed: int = 0,
     progress: Callable[[int], None] | None = None,
     tasks: bool = True,
+    prefer: str | None = None,
+    policies: PolicySource | None = None,
 ) -> SkillBench:
     """Seeded pick-and-place trials for every relation, and pushes, on default and dense scenes;
     with ``tasks``, the multi-step tasks of :mod:`claw.skills.bench_tasks` on as many seeds
-    (rows ``task``: success when every move succeeded and the goal holds at the end)."""
+    (rows ``task``: success when every move succeeded and the goal holds at the end). With
+    ``prefer="learned"``, the learned implementations run where a skill has one."""
+    pick, place, push = (bench_skill(n, prefer, policies) for n in ("pick", "place", "push"))
     envs = {name: TabletopEnv(scene=name) for name in SCENES}
-    pick, place, push = get_skill("pick"), get_skill("place"), get_skill("push")
     rows: dict[tuple[str, str], BenchRow] = {}
     skipped: dict[str, int] = defaultdict(int)
     failures: list[BenchFailure] = []
@@ -231,7 +247,8 @@ def bench_skills(
             pushed = _timed(push, row("push", push_args["direction"]), env, **push_args)
             record(episode_seed, scene, pushed, push_args)
         if tasks:
-            _run_tasks(episode_seed, np.random.default_rng([seed, episode, 1]), row, failures)
+            rng_tasks = np.random.default_rng([seed, episode, 1])
+            _run_tasks(episode_seed, rng_tasks, row, failures, (pick, place))
         if progress is not None:
             progress(episode + 1)
 

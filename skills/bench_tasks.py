@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from claw.envs.regions import REGIONS, region_anchor
 from claw.envs.tabletop import TabletopEnv
-from claw.skills.base import get_skill
+from claw.skills.base import Skill, get_skill
 
 COLORS = ("red", "green", "blue", "yellow", "orange")
 CORNERS = ("far left corner", "far right corner", "near left corner", "near right corner")
@@ -143,10 +143,13 @@ def _in_order(moves: list[tuple[str, str, str]], env: TabletopEnv) -> list[tuple
     return sorted(moves, key=distance) if one_region else moves
 
 
-def run_task(task: Task, seed: int) -> TaskOutcome:
-    """Do ``task`` on a fresh env reset to ``seed``: every move, then the goal on the state."""
+def run_task(
+    task: Task, seed: int, skills: tuple[Skill[Any], Skill[Any]] | None = None
+) -> TaskOutcome:
+    """Do ``task`` on a fresh env reset to ``seed``: every move, then the goal on the state;
+    with the ``(pick, place)`` given, else the controllers."""
     env = TabletopEnv(scene=task.scene)
-    pick, place = get_skill("pick"), get_skill("place")
+    pick, place = skills or (get_skill("pick"), get_skill("place"))
     tic, reason = time.perf_counter(), ""
     try:
         env.reset(seed=seed)

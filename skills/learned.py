@@ -53,6 +53,11 @@ class ShippedPolicies:
         return PolicyNetwork.load(POLICIES_DIR / cls.task_name)
 
 
+LEARNED_SKILLS: dict[str, tuple[type[PolicySkill[Any]], ...]] = {}
+"""The skills each training task's policy implements (``reach``: ``move_to``; ``push``;
+``pick_place``: ``pick`` and ``place``), listed as the classes are defined."""
+
+
 class PolicySkill(Skill[P]):
     """Base for skills run by a trained policy (put it before the controller class), generic in
     the controller's parameters: ``class LearnedPush(PolicySkill[PushParams], Push)``.
@@ -65,8 +70,6 @@ class PolicySkill(Skill[P]):
     task_name: ClassVar[str]
     horizon: ClassVar[int]
     """Most policy steps per run: the training env's episode length."""
-    lift_after: ClassVar[bool] = False
-    """Raise the claw a little after the policy is done (to leave a pushed object alone)."""
 
     @classmethod
     def bundled_artifacts(cls) -> list[Path]:
@@ -88,6 +91,12 @@ class PolicySkill(Skill[P]):
             "episodes": evaluation["episodes"],
             "conditions": evaluation,
         }
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        task = getattr(cls, "task_name", None)
+        if task is not None:
+            LEARNED_SKILLS[task] = (*LEARNED_SKILLS.get(task, ()), cls)
 
     def __init__(
         self, network: PolicyNetwork | None = None, policies: PolicySource | None = None
@@ -121,6 +130,9 @@ class PolicySkill(Skill[P]):
         """The task and the goal the policy is asked to reach for these parameters."""
         raise NotImplementedError
 
+    def finish(self, env: TabletopEnv, task: GoalTask) -> None:
+        """What the claw does once the policy is done, before the outcome is judged."""
+
     def judge(
         self,
         env: TabletopEnv,
@@ -139,10 +151,7 @@ class PolicySkill(Skill[P]):
         task, goal = self.goal(env, params)
         start = task.achieved(env)
         steps, _ = self.run_policy(env, task, goal, network, STOP_WITHIN)
-        if self.lift_after:  # rise off the object before anything else moves
-            driver = ToolDriver(env, task.gripper)
-            for _ in range(LIFT_STEPS):
-                driver.apply(np.array([0.0, 0.0, 1.0]))
+        self.finish(env, task)
         # Judge at rest, as every skill does: the actuators hold their last targets until the
         # arm, the fingers and every object are still (bounded), then the outcome is measured.
         settled = Claw(env).wait_settled(arm=True)
@@ -211,7 +220,12 @@ class LearnedPush(PolicySkill[PushParams], Push):
 
     task_name = "push"
     horizon = 80
-    lift_after = True
+
+    def finish(self, env: TabletopEnv, task: GoalTask) -> None:
+        """Rise off the pushed object before anything else moves."""
+        driver = ToolDriver(env, task.gripper)
+        for _ in range(LIFT_STEPS):
+            driver.apply(np.array([0.0, 0.0, 1.0]))
 
     def goal(self, env: TabletopEnv, params: PushParams) -> tuple[GoalTask, Array]:
         task = TASKS[self.task_name](params.object)
@@ -232,7 +246,3 @@ class LearnedPush(PolicySkill[PushParams], Push):
         return push_outcome(
             params.object, params.direction, start, task.achieved(env), goal, settled
         )
-
-
-LEARNED_SKILLS: dict[str, type[PolicySkill]] = {"reach": LearnedMoveTo, "push": LearnedPush}
-"""The skill each training task's policy implements."""

@@ -11,6 +11,7 @@ from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import PydanticCustomError, core_schema
 
 from claw.common.exceptions import ClawError
+from claw.envs.geometry import wrap_angle
 from claw.envs.predicates import Predicate, evaluate
 from claw.envs.regions import region_anchor, resolve_region
 from claw.envs.relations import relation, relation_names, relations
@@ -28,14 +29,14 @@ from claw.skills.base import (
 )
 from claw.skills.basic import result
 from claw.skills.exceptions import NoPlacement
-from claw.skills.motion import Claw, wrap_angle
+from claw.skills.motion import Claw
 from claw.skills.pick import (
     GRASP_MARGIN,
     MAX_GRASP_WIDTH,
     object_width,
     safe_height,
 )
-from claw.skills.placement import CLEARANCE, find_placement, targets_problem
+from claw.skills.placement import CLEARANCE, Placement, find_placement, targets_problem
 
 INSIDE_MARGIN = 0.014  # m the fingers open beyond the object to release it inside a box
 INSIDE_CLEARANCE = 0.008  # m kept from other objects inside a box
@@ -171,6 +172,38 @@ class Place(Skill[PlaceParams]):
             return [f"{held} cannot be placed relative to itself"]
         return []
 
+    def find_spot(
+        self, world: WorldState, held: str, params: PlaceParams
+    ) -> tuple[Placement, float]:
+        """Where the held object goes and the claw's opening (m) to release it there.
+
+        Raises:
+            NoPlacement: no free spot satisfies the relation; says why.
+        """
+        obj = world.get(held)
+        # Inside a box there is little room: release with a narrower opening and keep closer
+        # to what is already in it, so that a 12 cm box takes four 4 cm blocks.
+        container = world.objects.get(params.target)
+        placing = relation(params.relation).placing
+        snug = placing.supported and container is not None and container.type == "box"
+        margin, clearance = (INSIDE_MARGIN, INSIDE_CLEARANCE) if snug else (GRASP_MARGIN, None)
+        if placing.kind == "region":  # objects packed at a region: the fingers between them
+            margin = INSIDE_MARGIN
+        release = min(object_width(obj) + margin, MAX_GRASP_WIDTH + 0.015)
+        spot = find_placement(
+            world,
+            held,
+            params.relation,
+            params.target,
+            target2=params.target2,
+            release_width=release,
+            # Pack a box from a corner, which is as safe a spot as its middle, so that the
+            # next object still finds room.
+            preferred=self._preferred(params, world, snug),
+            clearance=CLEARANCE if clearance is None else clearance,
+        )
+        return spot, release
+
     def execute(self, env: TabletopEnv, params: PlaceParams) -> SkillResult:
         claw = Claw(env)
         world = env.world_state()
@@ -182,28 +215,9 @@ class Place(Skill[PlaceParams]):
         hold_offset = obj.xy - tcp[:2]
         hold_drop = float(tcp[2] - obj.bottom)
         turn = wrap_angle(4 * (obj.yaw - claw_yaw)) / 4
-        # Inside a box there is little room: release with a narrower opening and keep closer
-        # to what is already in it, so that a 12 cm box takes four 4 cm blocks.
         container = world.objects.get(params.target)
-        placing = relation(params.relation).placing
-        snug = placing.supported and container is not None and container.type == "box"
-        margin, clearance = (INSIDE_MARGIN, INSIDE_CLEARANCE) if snug else (GRASP_MARGIN, None)
-        if placing.kind == "region":  # objects packed at a region: the fingers between them
-            margin = INSIDE_MARGIN
-        release = min(object_width(obj) + margin, MAX_GRASP_WIDTH + 0.015)
         try:
-            spot = find_placement(
-                world,
-                held,
-                params.relation,
-                params.target,
-                target2=params.target2,
-                release_width=release,
-                # Pack a box from a corner, which is as safe a spot as its middle, so that the
-                # next object still finds room.
-                preferred=self._preferred(params, world, snug),
-                clearance=CLEARANCE if clearance is None else clearance,
-            )
+            spot, release = self.find_spot(world, held, params)
         except NoPlacement as exc:
             return result(self, claw, False, str(exc))
 
@@ -232,15 +246,7 @@ class Place(Skill[PlaceParams]):
         settled = claw.wait_settled(arm=True)
 
         after = env.world_state()
-        check = evaluate(_predicate(params, held), after)
-        still_held = evaluate(Predicate.of("holding", held), after).holds
-        success = check.holds and settled and not still_held
-        if still_held:
-            reason = f"{held} stuck to the claw"
-        elif not settled:
-            reason = f"the scene did not come to rest after placing {held}"
-        else:
-            reason = f"{check.predicate} does not hold after release: {check.reason}"
+        success, reason, details = place_outcome(params, held, after, settled)
         return result(
             self,
             claw,
@@ -248,8 +254,24 @@ class Place(Skill[PlaceParams]):
             reason,
             spot=[round(spot.x, 4), round(spot.y, 4)],
             over_rim=spot.over_rim,
-            measured=check.measured,
+            **details,
         )
+
+
+def place_outcome(
+    params: PlaceParams, held: str, after: WorldState, settled: bool
+) -> tuple[bool, str, dict[str, Any]]:
+    """Whether a place succeeded, judged at rest: the relation holds and the claw let go."""
+    check = evaluate(_predicate(params, held), after)
+    still_held = evaluate(Predicate.of("holding", held), after).holds
+    success = check.holds and settled and not still_held
+    if still_held:
+        reason = f"{held} stuck to the claw"
+    elif not settled:
+        reason = f"the scene did not come to rest after placing {held}"
+    else:
+        reason = f"{check.predicate} does not hold after release: {check.reason}"
+    return success, reason, {"measured": check.measured}
 
 
 def _predicate(params: PlaceParams, held: str) -> str:

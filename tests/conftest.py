@@ -12,6 +12,8 @@ import tempfile
 os.environ.setdefault("MUJOCO_GL", "egl")
 # Tests (and the commands they start) never touch the user's ~/.claw.
 os.environ["CLAW_HOME"] = tempfile.mkdtemp(prefix="claw-tests-")
+# ... nor the user's Minari datasets (~/.minari/datasets).
+os.environ["MINARI_DATASETS_PATH"] = tempfile.mkdtemp(prefix="claw-tests-minari-")
 
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -66,6 +68,7 @@ def claw_in_process(
             else:
                 monkeypatch.setenv(name, value)
         capfd.readouterr()
+        monkeypatch.setattr(sys, "argv", ["claw", *map(str, args)])  # as the script sees it
         try:
             main([str(arg) for arg in args])
             code = 0

@@ -41,7 +41,7 @@ def test_claw_train_register_json(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("train", "fly"), "trainable: push, reach"),
+        (("train", "fly"), "trainable: pick, push, reach"),
         (("train", "reach", "--algo", "dqn"), "allowed: tqc, sac, td3, ppo"),
         (("train", "reach", "--hyperparams", "gamma"), "KEY=VALUE"),
         (("train", "reach", "--resume", "nowhere"), "not a run folder"),

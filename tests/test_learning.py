@@ -83,7 +83,7 @@ def test_is_success_follows_the_distance_threshold() -> None:
 def test_push_env_has_the_main_envs_physics() -> None:
     env = gym.make(claw.envs.PUSH_ID).unwrapped
     env.reset(seed=0)
-    main = claw.envs.TabletopEnv(claw.envs.goal.TRAINING_SCENE)
+    main = claw.envs.TabletopEnv(claw.envs.tasks.ONE_BLOCK)
     assert env.world.model.opt.timestep == main.model.opt.timestep
     assert env.world.model.nbody == main.model.nbody
     assert isinstance(env.task, PushTask) and env.task.observe(env.world).shape == (17,)
@@ -195,7 +195,7 @@ def test_registered_policy_is_a_drop_in_skill(tmp_path: Path) -> None:
     from claw.library.storage import SkillLibrary
 
     result = train(tiny_config("reach", "tqc", 60), tmp_path / "run")
-    record = register_policy(result.policy_dir, episodes=2)
+    (record,) = register_policy(result.policy_dir, episodes=2)
     assert record.kind == "policy" and record.name == "move_to"
     assert record.metrics is not None and record.metrics.episodes == 2
     assert record.provenance.source == "trained" and len(record.artifacts) == 2
@@ -225,7 +225,7 @@ def test_executor_picks_by_measured_success_unless_told() -> None:
     assert choose_implementation("push", "controller", better) == "controller"
     assert choose_implementation("push", "learned", both) == "learned"
     assert choose_implementation("push", None, {("push", "learned"): 1.0}) == "controller"
-    assert choose_implementation("pick", "learned", better) == "controller"  # none learned
+    assert choose_implementation("home", "learned", better) == "controller"  # none learned
 
 
 def test_config_overrides_and_errors() -> None:
@@ -234,7 +234,7 @@ def test_config_overrides_and_errors() -> None:
     assert config.algo_kwargs["batch_size"] == 256  # kept from the file
     with pytest.raises(InvalidParamsError, match="allowed: tqc, sac, td3, ppo"):
         load_config("push", "dqn")
-    with pytest.raises(InvalidParamsError, match="trainable: push, reach"):
+    with pytest.raises(InvalidParamsError, match="trainable: pick, push, reach"):
         load_config("fly")
     with pytest.raises(InvalidParamsError, match="KEY=VALUE"):
         load_config("reach", None, ["gamma"])

@@ -19,8 +19,8 @@ from claw.library.index import INDEX_FILE, META_FILE
 from claw.library.manifest import Metrics, Provenance
 from claw.library.storage import SkillLibrary
 from claw.skills import skill_names
+from claw.skills.basic import Home
 from claw.skills.exceptions import ArtifactError, UnknownSkillError
-from claw.skills.pick import Pick
 
 EMBEDDER = "hash"  # fast and dependency-free; retrieval quality is tested in test_embedding
 
@@ -79,8 +79,8 @@ def test_registering_a_name_again_adds_a_version(tmp_path: Path) -> None:
 def test_builtins_are_registered_at_first_use_once(tmp_path: Path) -> None:
     library = make(tmp_path, builtins=True)
     assert {r.name for r in library.latest()} == set(skill_names())
-    assert library.get("pick").implementation == implementation_ref(Pick)
-    assert library.get("pick").provenance.source == "builtin"
+    assert library.get("home").implementation == implementation_ref(Home)
+    assert library.get("home").provenance.source == "builtin"
     before = library.records()
     assert make(tmp_path, builtins=True).records() == before  # nothing new the second time
 
@@ -89,19 +89,19 @@ def test_a_changed_builtin_gets_a_new_version(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     make(tmp_path, builtins=True)
-    monkeypatch.setattr(Pick, "description", "Pick up an object, carefully.")
+    monkeypatch.setattr(Home, "description", "Return to rest, carefully.")
     library = make(tmp_path, builtins=True)
-    assert library.get("pick").version == 2
-    assert library.get("pick").description == "Pick up an object, carefully."
-    assert library.get("pick", version=1).description != library.get("pick").description
+    assert library.get("home").version == 2
+    assert library.get("home").description == "Return to rest, carefully."
+    assert library.get("home", version=1).description != library.get("home").description
 
 
 def test_skill_class_comes_from_the_registry_never_from_the_manifest(tmp_path: Path) -> None:
     library = make(tmp_path, builtins=True)
-    assert library.skill_class(library.get("pick")) is Pick
-    add(library, "pick", implementation="os:system")
+    assert library.skill_class(library.get("home")) is Home
+    add(library, "home", implementation="os:system")
     with pytest.raises(UnknownSkillError, match="not a registered skill"):
-        library.skill_class(library.get("pick"))
+        library.skill_class(library.get("home"))
 
 
 def test_damaged_manifest_is_a_clear_error(tmp_path: Path) -> None:

@@ -302,7 +302,7 @@ def test_register_policy_records_success_at_the_skills_tolerance(
         }
 
     monkeypatch.setattr(register, "evaluate_policy", fake_evaluation)
-    record = register.register_policy(folder, episodes=4, library=make(tmp_path / "lib"))
+    (record,) = register.register_policy(folder, episodes=4, library=make(tmp_path / "lib"))
     assert TOLERANCE in asked["thresholds"]  # type: ignore[operator]
     assert record.metrics is not None and record.metrics.success_rate == 0.5
     assert record.metrics.conditions["tolerance"] == TOLERANCE

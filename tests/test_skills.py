@@ -13,6 +13,7 @@ from typing import Any
 import mujoco
 import numpy as np
 import pytest
+from witness import PhysicsWitness
 
 from claw.envs import TabletopEnv, evaluate
 from claw.envs.relations import relation_names
@@ -120,12 +121,12 @@ def scripted_pick() -> Iterator[type[Skill]]:
 
 
 def test_a_second_implementation_is_selectable(scripted_pick: type[Skill]) -> None:
-    assert set(skill_implementations("pick")) == {"controller", "scripted_test"}
+    assert set(skill_implementations("pick")) == {"controller", "learned", "scripted_test"}
     assert isinstance(get_skill("pick", "scripted_test"), scripted_pick)
     assert not isinstance(get_skill("pick"), scripted_pick)  # the controller stays the default
     assert get_skill("pick").implementation == "controller"
-    with pytest.raises(UnknownSkillError, match="controller, scripted_test"):
-        get_skill("pick", "learned")
+    with pytest.raises(UnknownSkillError, match="controller, learned, scripted_test"):
+        get_skill("pick", "teleoperated")
 
     class Clash(_ScriptedPick):
         pass
@@ -135,40 +136,10 @@ def test_a_second_implementation_is_selectable(scripted_pick: type[Skill]) -> No
 
 
 def test_registry_is_clean_after_the_fixture() -> None:
-    assert set(skill_implementations("pick")) == {"controller"}
+    assert set(skill_implementations("pick")) == {"controller", "learned"}
 
 
 # -- real physics guard ---------------------------------------------------------------------------
-
-
-class PhysicsWitness:
-    """Replays every control period on a shadow copy of the data with the same controls.
-
-    If a skill only sets ``data.ctrl`` between physics steps, the shadow matches the env's state
-    bit for bit; a write to ``qpos``/``qvel``, a toggled weld, a teleport would break that.
-    """
-
-    def __init__(self, env: TabletopEnv) -> None:
-        self.model = env.model
-        self.shadow = mujoco.MjData(env.model)
-        mujoco.mj_copyData(self.shadow, env.model, env.data)
-        self.periods = 0
-        self.mismatches: list[float] = []
-
-    def __call__(self, env: TabletopEnv) -> None:
-        steps = round((env.data.time - self.shadow.time) / self.model.opt.timestep)
-        self.shadow.ctrl[:] = env.data.ctrl
-        mujoco.mj_step(self.model, self.shadow, nstep=steps)
-        self.check(env)
-        mujoco.mj_copyData(self.shadow, self.model, env.data)
-        self.periods += 1
-
-    def check(self, env: TabletopEnv) -> None:
-        same = np.array_equal(self.shadow.qpos, env.data.qpos) and np.array_equal(
-            self.shadow.qvel, env.data.qvel
-        )
-        if not same:
-            self.mismatches.append(float(env.data.time))
 
 
 def test_skills_act_only_through_the_actuators(clear_env: TabletopEnv) -> None:
