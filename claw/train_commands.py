@@ -111,6 +111,15 @@ def train_command(
     dagger: Annotated[
         int, typer.Option(min=0, metavar="K", help="DAgger rounds after behaviour cloning.")
     ] = 0,
+    finetune: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            metavar="STEPS",
+            help="Then RL fine-tuning for STEPS env steps (TQC/SAC + HER, demonstrations in the "
+            "replay buffer); the best stage is kept.",
+        ),
+    ] = 0,
     tracker: TrackerOption = None,
     tracking_uri: TrackingUriOption = None,
     curriculum: Annotated[
@@ -126,8 +135,9 @@ def train_command(
     """Train a learned claw: SB3 (+HER), parallel envs, evaluations, checkpoints, TensorBoard;
     or, with --demos, from an expert's demonstrations (behaviour cloning, DAgger)."""
     with errors(as_json):
-        if dagger and demos is None:
-            raise ValueError("--dagger needs --demos NAME (the demonstrations it starts from)")
+        if (dagger or finetune) and demos is None:
+            flag = "--dagger" if dagger else "--finetune"
+            raise ValueError(f"{flag} needs --demos NAME (the demonstrations it starts from)")
         if demos is not None and resume is not None:
             raise ValueError("--resume continues RL training; a --demos run starts afresh")
         from claw.common.outputs import check_output_dir
@@ -154,7 +164,7 @@ def train_command(
         run = _tracked_run(settings, f"claw train {skill}", run_dir, command, config)
     summary: dict[str, Any]
     if demos is not None:
-        summary = _imitate(config, run_dir, demos, dagger, command, as_json, run)
+        summary = _imitate(config, run_dir, demos, (dagger, finetune), command, as_json, run)
     else:
         from claw.learning.train import train
 
@@ -220,12 +230,13 @@ def _imitate(
     config: TrainConfig,
     run_dir: Path,
     demos: str,
-    dagger: int,
+    rounds: tuple[int, int],
     command: str,
     as_json: bool,
     run: TrackedRun | None,
 ) -> dict[str, Any]:
-    """Behaviour cloning and DAgger rounds (``--demos``): each stage's success on stderr."""
+    """Behaviour cloning, DAgger rounds and RL fine-tuning (``--demos``, ``rounds``: DAgger's
+    and fine-tuning's steps): each stage's success on stderr."""
     import gymnasium as gym
 
     from claw.learning.demos import resolve
@@ -245,7 +256,8 @@ def _imitate(
             config,
             run_dir,
             resolve(demos, task),
-            dagger,
+            rounds[0],
+            finetune_steps=rounds[1],
             command=command,
             on_stage=show,
             tracker=run,

@@ -19,7 +19,7 @@ import numpy as np
 from claw.envs.geometry import wrap_angle
 from claw.envs.objects import BLOCK_SIZE
 from claw.envs.regions import in_reach
-from claw.envs.robot import MIN_TCP_HEIGHT, PAD_REACH, Array
+from claw.envs.robot import GRASP_MARGIN, MIN_TCP_HEIGHT, PAD_REACH, Array
 from claw.envs.tabletop import TabletopEnv
 from claw.envs.tasks import (
     MAX_ROTATION,
@@ -28,6 +28,7 @@ from claw.envs.tasks import (
     GoalTask,
     block_half_size,
     block_pose,
+    claw_command,
     claw_yaw,
     register_task,
     tool_velocity,
@@ -44,7 +45,7 @@ APPROACH_CLEARANCE = 0.03  # m the open pads pass above the block's top
 ALIGNED_XY = 0.006  # m: the claw is over the block's centre
 ALIGNED_YAW = 0.06  # rad: the fingers face two of the block's faces
 GRASP_SLACK = 0.003  # m: the pads are closed on the block when the opening is within this
-OPEN, CLOSE = -1.0, 1.0
+CLOSE = 1.0
 
 
 @register_task
@@ -121,12 +122,15 @@ class PickPlaceTask(GoalTask):
             return _carry(tcp, block, obs.desired_goal, half)
         travel = block[2] + half + PAD_REACH + APPROACH_CLEARANCE
         yaw = yaw_error / MAX_ROTATION
+        # Open as the pick controller does, the block's width and a margin: room for the fingers
+        # beside it where neighbours stand close.
+        opened = claw_command(2 * half + GRASP_MARGIN)
         if over > ALIGNED_XY or abs(yaw_error) > ALIGNED_YAW:
             low_beside = tcp[2] < travel - 0.01 and over < half + 0.05
             target = np.array([*tcp[:2], travel]) if low_beside else np.array([*block[:2], travel])
-            return _action(target - tcp, yaw, OPEN)
+            return _action(target - tcp, yaw, opened)
         if tcp[2] > grasp_z + 0.004 and opening > 2 * half + GRASP_SLACK:
-            return _action(np.array([*block[:2], grasp_z]) - tcp, yaw, OPEN)
+            return _action(np.array([*block[:2], grasp_z]) - tcp, yaw, opened)
         return _action(np.array([*block[:2], grasp_z]) - tcp, yaw, CLOSE)
 
 

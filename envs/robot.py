@@ -28,6 +28,7 @@ FINGER_BODIES: tuple[str, str] = ("left_finger", "right_finger")
 REST_KEY = "rest"
 MAX_HALF_OPENING = 0.045  # m per finger; the claw opens to 9.5 cm between the pads
 PAD_CLEARANCE = 0.005  # distance between the pads' inner faces when fully closed
+GRASP_MARGIN = 0.025  # m the claw opens beyond an object's width before closing on it
 PAD_REACH = 0.015  # m: the pads end this far below the tool point
 MIN_TCP_HEIGHT = 0.02  # m: the lowest tool height (the fingertips end 1.5 cm below the tool point)
 HAND_ABOVE_TCP = 0.08  # m: the palm's underside above the tool point

@@ -18,7 +18,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from claw.envs.regions import in_reach
-from claw.envs.robot import MAX_HALF_OPENING, Array, tool_yaw
+from claw.envs.robot import MAX_HALF_OPENING, PAD_CLEARANCE, Array, tool_yaw
 from claw.envs.tabletop import TabletopEnv
 from claw.envs.tool import ToolTarget
 
@@ -63,6 +63,12 @@ class ToolDriver:
         measured = self.env.data.site_xpos[self.env.robot.tcp_site]
         q = self.tool.step(measured, action[:3] * MAX_TRANSLATION, yaw_delta)
         self.env.actuate(q, self.gripper, self.substeps)
+
+
+def claw_command(width: float) -> float:
+    """The claw command of a 5-number action (+1 closed, -1 fully open) that opens the pads
+    ``width`` (m) apart."""
+    return min(max(1.0 - (width - PAD_CLEARANCE) / MAX_HALF_OPENING, -1.0), 1.0)
 
 
 def tool_velocity(env: TabletopEnv) -> Array:

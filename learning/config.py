@@ -44,6 +44,12 @@ class ImitationConfig(BaseModel):
     """Passes over all the data after each DAgger round."""
     eval_episodes: int = Field(50, ge=1)
     """Fresh episodes measuring each stage."""
+    finetune_warmup: int = Field(2000, ge=0)
+    """RL fine-tuning (``--finetune``): gradient steps the critics take before the actor moves."""
+    finetune_exploration: float = Field(0.1, gt=0.0)
+    """RL fine-tuning: the actor's exploration (std before the tanh) at its start."""
+    finetune_cloning_weight: float = Field(100.0, ge=0.0)
+    """RL fine-tuning: the weight of the behaviour-cloning term in the actor's loss (0: none)."""
 
 
 class CurriculumStage(BaseModel):

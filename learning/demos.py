@@ -245,6 +245,13 @@ def _requirements() -> list[str]:
     return [f"{name}=={metadata.version(name)}" for name in ("claw", "mujoco", "gymnasium")]
 
 
+def episodes_of(dataset_id: str) -> Iterator[Any]:
+    """The episodes of a local dataset (Minari's ``EpisodeData``), in order."""
+    import minari
+
+    yield from minari.load_dataset(dataset_id).iterate_episodes()
+
+
 def list_datasets() -> list[dict[str, Any]]:
     """The local Minari datasets: id, episodes, steps and the env they were recorded in."""
     from minari import list_local_datasets

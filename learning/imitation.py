@@ -32,11 +32,10 @@ import gymnasium as gym
 import numpy as np
 import torch
 import yaml
-from sb3_contrib.tqc.policies import Actor as TQCActor
 from stable_baselines3.common.base_class import BaseAlgorithm
+from stable_baselines3.common.off_policy_algorithm import OffPolicyAlgorithm
 from stable_baselines3.common.utils import set_random_seed
 from stable_baselines3.common.vec_env import VecNormalize
-from stable_baselines3.sac.policies import Actor as SACActor
 
 from claw.envs.goal import GoalEnv
 from claw.envs.tasks import GoalObservation
@@ -44,6 +43,7 @@ from claw.learning.config import TrainConfig
 from claw.learning.evaluate import evaluate_policy
 from claw.learning.exceptions import InvalidConfigError
 from claw.learning.export import export_policy
+from claw.learning.finetune import BehaviourCloningTerm, finetune, squashed_actor
 from claw.learning.tracking import TrackedRun
 from claw.learning.train import EVAL_SEED_OFFSET, make_envs, make_model, run_meta, track_outputs
 from claw.library.files import atomic_write
@@ -127,18 +127,6 @@ def fit_normalizer(normalizer: VecNormalize, demos: Demonstrations) -> None:
     normalizer.training = False
 
 
-def squashed_actor(model: BaseAlgorithm) -> SACActor | TQCActor:
-    """The squashed Gaussian actor of a SAC or TQC model (the one ``claw train`` exports).
-
-    Raises:
-        InvalidConfigError: the model has another kind of actor.
-    """
-    actor = getattr(model.policy, "actor", None)
-    if not isinstance(actor, SACActor | TQCActor):
-        raise InvalidConfigError(f"behaviour cloning needs SAC or TQC, not {type(model).__name__}")
-    return actor
-
-
 def behaviour_clone(
     model: BaseAlgorithm,
     normalizer: VecNormalize,
@@ -208,12 +196,14 @@ def imitate(
     dataset_id: str,
     dagger_rounds: int = 0,
     *,
+    finetune_steps: int = 0,
     command: str | None = None,
     on_stage: Callable[[dict[str, Any]], None] | None = None,
     tracker: TrackedRun | None = None,
 ) -> ImitationResult:
     """Behaviour-clone the skill's policy from ``dataset_id``, then ``dagger_rounds`` rounds of
-    DAgger; export it into ``run_dir/policy`` and measure each stage.
+    DAgger, then ``finetune_steps`` env steps of RL from the best of them (TQC/SAC + HER, the
+    demonstrations in replay); export the best stage into ``run_dir/policy``.
 
     Raises:
         InvalidConfigError: the config has no ``imitation`` section or its algorithm has no
@@ -237,7 +227,9 @@ def imitate(
     started = time.perf_counter()
     meta = run_meta(run_dir, config, command)
     demos, steps = load_demonstrations(dataset_id, config.env_id)
-    meta.update(demonstrations=dataset_id, dagger_rounds=dagger_rounds)
+    meta.update(
+        demonstrations=dataset_id, dagger_rounds=dagger_rounds, finetune_steps=finetune_steps
+    )
     if tracker is not None:
         tracked = {"demonstrations": dataset_id, "dagger_rounds": dagger_rounds}
         tracker.log_params({**config.model_dump(mode="json"), **tracked})
@@ -252,7 +244,7 @@ def imitate(
     best: tuple[float, dict[str, Any]] = (-1.0, {})  # success on the validation seeds, weights
     chosen = [""]
 
-    def stage(name: str, loss: float, learner_success: float | None = None) -> PolicyNetwork:
+    def stage(name: str, loss: float | None, learner_success: float | None = None) -> PolicyNetwork:
         nonlocal best
         export_policy(model, vec_env, config, run_dir / "policy", training={"stage": name})
         network = PolicyNetwork.load(run_dir / "policy")
@@ -262,7 +254,7 @@ def imitate(
         row = {
             "stage": name,
             "pairs": len(demos),
-            "loss": round(loss, 6),
+            "loss": None if loss is None else round(loss, 6),
             "env_steps": steps,
             "success_rate": measured["success_rate"],
             "eval_episodes": settings.eval_episodes,
@@ -299,6 +291,28 @@ def imitate(
                 rng,
             )
             network = stage(f"dagger{k}", loss, learner)
+        if finetune_steps:
+            squashed_actor(model).load_state_dict(best[1])  # from the best stage so far
+            assert isinstance(model, OffPolicyAlgorithm)
+            normalized = vec_env.normalize_obs(demos.observations)
+            assert isinstance(normalized, dict)
+            cloning = BehaviourCloningTerm(
+                {k: torch.as_tensor(v, dtype=torch.float32) for k, v in normalized.items()},
+                torch.as_tensor(demos.actions, dtype=torch.float32),
+                settings.batch_size,
+                settings.finetune_cloning_weight,
+                config.seed,
+            )
+            finetune(
+                model,
+                dataset_id,
+                finetune_steps,
+                settings.finetune_warmup,
+                settings.finetune_exploration,
+                cloning,
+            )
+            steps += finetune_steps
+            stage("finetune", None)
     finally:
         env.close()
         vec_env.close()

@@ -17,7 +17,7 @@ import numpy as np
 from claw.envs.predicates import Predicate, evaluate
 from claw.envs.robot import Array
 from claw.envs.tabletop import TabletopEnv
-from claw.envs.tasks import MAX_TRANSLATION, TASKS, GoalTask, ToolDriver
+from claw.envs.tasks import MAX_TRANSLATION, TASKS, GoalTask, ToolDriver, claw_command
 from claw.envs.world import held_object
 from claw.skills.base import SkillResult, register_skill
 from claw.skills.exceptions import NoPlacement
@@ -27,7 +27,6 @@ from claw.skills.place import DROP_HEIGHT, RETREAT, Place, PlaceParams, place_ou
 
 PICK_LIFT = 0.08  # m the block's centre is raised above where it stood
 OPEN_STEPS = 3  # control periods the claw takes to open around a placed block
-OPEN, UP = np.array([0.0, 0.0, 0.0, 0.0, -1.0]), np.array([0.0, 0.0, 1.0, 0.0, -1.0])
 
 
 class GraspPolicySkill:
@@ -75,7 +74,7 @@ class LearnedPlace(GraspPolicySkill, PolicySkill[PlaceParams], Place):
         held = held_object(world)
         assert held is not None  # the preconditions say so
         try:
-            self._spot = self.find_spot(world, held, params)[0]
+            self._spot, self._release = self.find_spot(world, held, params)
         except NoPlacement as exc:
             return SkillResult(skill=self.name, success=False, reason=str(exc))
         return super().execute(env, params)
@@ -88,12 +87,13 @@ class LearnedPlace(GraspPolicySkill, PolicySkill[PlaceParams], Place):
         return task, np.array([spot.x, spot.y, spot.bottom + DROP_HEIGHT + half])
 
     def finish(self, env: TabletopEnv, task: GoalTask) -> None:
-        """Let go of the block and rise clear of it."""
+        """Let go of the block (opening as wide as the controller would there) and rise."""
         driver = ToolDriver(env, task.gripper)
+        opened = claw_command(self._release)
         for _ in range(OPEN_STEPS):
-            driver.apply(OPEN)
+            driver.apply(np.array([0.0, 0.0, 0.0, 0.0, opened]))
         for _ in range(round(RETREAT / MAX_TRANSLATION)):
-            driver.apply(UP)
+            driver.apply(np.array([0.0, 0.0, 1.0, 0.0, opened]))
 
     def judge(
         self,

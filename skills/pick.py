@@ -11,6 +11,7 @@ from claw.envs.geometry import wrap_angle
 from claw.envs.predicates import Predicate, evaluate
 from claw.envs.regions import in_reach
 from claw.envs.robot import (
+    GRASP_MARGIN,
     HAND_ABOVE_TCP,
     HAND_HALF_EXTENTS,
     MAX_HALF_OPENING,
@@ -28,7 +29,6 @@ from claw.skills.motion import Claw
 MAX_GRASP_WIDTH = 2 * MAX_HALF_OPENING + PAD_CLEARANCE - 0.015  # leave room to open around it
 FINGER_FOOTPRINT = (0.011, 0.008)  # half extents (m) of a finger seen from above, face-on
 APPROACH_CLEARANCE = 0.06  # m above everything when moving across the table
-GRASP_MARGIN = 0.025  # m opened beyond the object before closing on it
 TIGHT_GRASP_MARGIN = 0.014  # m opened beyond it where the wider opening has no room (in a box)
 FINGER_GAP = 0.004  # m kept between an open finger and anything it must not touch
 
