@@ -266,6 +266,10 @@ def bench_imitation_command(
     seed: Annotated[
         int, typer.Option(callback=seed_callback, help="Seed of the demonstrations and training.")
     ] = 0,
+    hyperparams: Annotated[
+        list[str] | None,
+        typer.Option("--hyperparams", help="Override a pick config value: KEY=VALUE (repeatable)."),
+    ] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Learned pick-and-place from the controllers' demonstrations: the expert, behaviour
@@ -273,7 +277,7 @@ def bench_imitation_command(
     from claw.learning.bench import bench_imitation
 
     with errors(as_json):
-        result = bench_imitation(demos, dagger, episodes, seed)
+        result = bench_imitation(demos, dagger, episodes, seed, hyperparams or [])
     if as_json:
         print(result.model_dump_json())
         return

@@ -27,11 +27,10 @@ from claw.envs.tasks import (
     GoalObservation,
     GoalTask,
     block_half_size,
-    block_pose,
     claw_command,
     claw_yaw,
     register_task,
-    tool_velocity,
+    tool_and_object,
 )
 
 BLOCK_SIZES = (0.03, 0.05)  # m: the block's edge is drawn from this range at each reset
@@ -71,21 +70,10 @@ class PickPlaceTask(GoalTask):
 
     def observe(self, env: TabletopEnv) -> Array:
         assert self.target is not None
-        tcp = env.data.site_xpos[env.robot.tcp_site]
-        position, yaw, velocity = block_pose(env, self.target)
+        motion, yaw = tool_and_object(env, self.target)
         relative = wrap_angle(4.0 * (yaw - claw_yaw(env)))
-        half = block_half_size(env, self.target)
-        return np.concatenate(
-            [
-                tcp,
-                tool_velocity(env),
-                position,
-                position - tcp,
-                velocity,
-                [math.sin(relative), math.cos(relative)],
-                [env.robot.gripper_width(env.data), half],
-            ]
-        )
+        opening, half = env.robot.gripper_width(env.data), block_half_size(env, self.target)
+        return np.concatenate([*motion, [math.sin(relative), math.cos(relative), opening, half]])
 
     def achieved(self, env: TabletopEnv) -> Array:
         assert self.target is not None

@@ -93,6 +93,14 @@ def block_pose(env: TabletopEnv, name: str) -> tuple[Array, float, Array]:
     return env.data.xpos[body], yaw, env.data.qvel[start : start + 3]
 
 
+def tool_and_object(env: TabletopEnv, name: str) -> tuple[list[Array], float]:
+    """What the object tasks observe first: tool position and velocity, the object's position,
+    object minus tool, its velocity; and the object's yaw."""
+    tcp = env.data.site_xpos[env.robot.tcp_site]
+    position, yaw, velocity = block_pose(env, name)
+    return [tcp, tool_velocity(env), position, position - tcp, velocity], yaw
+
+
 def block_half_size(env: TabletopEnv, name: str) -> float:
     """Half a block's edge (m), from its geom."""
     return float(env.model.geom(name).size[0])
@@ -252,18 +260,8 @@ class PushTask(GoalTask):
 
     def observe(self, env: TabletopEnv) -> Array:
         assert self.target is not None
-        tcp = env.data.site_xpos[env.robot.tcp_site]
-        position, yaw, velocity = block_pose(env, self.target)
-        return np.concatenate(
-            [
-                tcp,
-                tool_velocity(env),
-                position,
-                position - tcp,
-                velocity,
-                [math.sin(4 * yaw), math.cos(4 * yaw)],
-            ]
-        )
+        motion, yaw = tool_and_object(env, self.target)
+        return np.concatenate([*motion, [math.sin(4 * yaw), math.cos(4 * yaw)]])
 
     def achieved(self, env: TabletopEnv) -> Array:
         assert self.target is not None

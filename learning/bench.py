@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -61,9 +62,14 @@ def expert_success(episodes: int, seed: int) -> float:
 
 
 def bench_imitation(
-    demonstrations: int = 200, dagger_rounds: int = 8, episodes: int = 200, seed: int = 0
+    demonstrations: int = 200,
+    dagger_rounds: int = 8,
+    episodes: int = 200,
+    seed: int = 0,
+    overrides: Sequence[str] = (),
 ) -> ImitationBench:
-    """Record, clone, correct and measure; every figure from this one run."""
+    """Record, clone, correct and measure; every figure from this one run (``overrides``:
+    ``KEY=VALUE`` changes to the pick config, as ``claw train --hyperparams``)."""
     started = time.perf_counter()
     rows: list[ImitationRow] = []
     measuring = [0.0]  # seconds spent measuring during training (not training time)
@@ -88,7 +94,7 @@ def bench_imitation(
         with minari_root(root / "datasets"):
             recorded = record(TASK, demonstrations, "bench", seed=seed)
             recorded_at = time.perf_counter()
-            config = load_config(SKILL, seed=seed)
+            config = load_config(SKILL, None, list(overrides), seed=seed)
             policy = root / "run" / "policy"
 
             def after_stage(row: dict[str, Any]) -> None:

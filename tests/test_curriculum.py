@@ -9,26 +9,28 @@ from typing import ClassVar
 import gymnasium as gym
 import numpy as np
 import pytest
+from test_learning import TINY
 
 import claw.envs
-from claw.learning.config import load_config
+from claw.learning.config import TrainConfig, load_config
 from claw.learning.exceptions import InvalidConfigError
 
-TINY = [
-    "eval_freq=100",
-    "eval_episodes=2",
-    "checkpoint_freq=100",
-    "vec_env=dummy",
-    "algo_kwargs.learning_starts=100",
-]
-# Success within a metre: every evaluation succeeds, so training is promoted at the first one.
+# Success within a metre: every evaluation succeeds, so training is promoted at the first one;
+# within a micrometre, none does.
 EVERY_EPISODE_SUCCEEDS = "env_kwargs.distance_threshold=1.0"
+NO_EPISODE_SUCCEEDS = "env_kwargs.distance_threshold=0.000001"
 TWO_STAGES = {
     "stages": [
         {"name": "near", "difficulty": {"goal_distance": 0.05}, "promote_at": 0.5},
         {"name": "full", "difficulty": {}},
     ]
 }
+
+
+def two_stage_reach(success: str) -> TrainConfig:
+    """150 steps of reach through ``TWO_STAGES``, evaluated once (at 100 steps) per 150."""
+    curriculum = f"curriculum={json.dumps(TWO_STAGES)}"
+    return load_config("reach", "sac", [*TINY, success, curriculum], total_timesteps=150, n_envs=1)
 
 
 def goal_distances(env: gym.Env, seeds: range) -> list[float]:
@@ -106,13 +108,7 @@ def test_training_is_promoted_when_an_evaluation_passes_and_resumes_there(
         def _on_step(self) -> bool:
             return True
 
-    config = load_config(
-        "reach",
-        "sac",
-        [*TINY, EVERY_EPISODE_SUCCEEDS, f"curriculum={json.dumps(TWO_STAGES)}"],
-        total_timesteps=150,
-        n_envs=1,
-    )
+    config = two_stage_reach(EVERY_EPISODE_SUCCEEDS)
     train(config, tmp_path / "run", callbacks=[Difficulties()])
     assert Difficulties.seen == [0.05, None]  # the near stage, then the full task
     state = json.loads((tmp_path / "run" / "curriculum.json").read_text())
@@ -134,15 +130,7 @@ def test_training_is_promoted_when_an_evaluation_passes_and_resumes_there(
 def test_a_stage_not_passed_is_kept(tmp_path: Path) -> None:
     from claw.learning.train import train
 
-    never = "env_kwargs.distance_threshold=0.000001"
-    config = load_config(
-        "reach",
-        "sac",
-        [*TINY, never, f"curriculum={json.dumps(TWO_STAGES)}"],
-        total_timesteps=150,
-        n_envs=1,
-    )
-    train(config, tmp_path / "run")
+    train(two_stage_reach(NO_EPISODE_SUCCEEDS), tmp_path / "run")
     state = json.loads((tmp_path / "run" / "curriculum.json").read_text())
     assert state["stage"] == 0
     assert state["history"] == [{"timesteps": 100, "stage": "near", "success_rate": 0.0}]

@@ -207,3 +207,21 @@ def test_demonstrations_from_another_env_are_refused(minari_root: Path, tmp_path
     config = load_config("pick", None, ["imitation.epochs=1"])
     with pytest.raises(InvalidConfigError, match="recorded in claw/Reach-v0"):
         imitate(config, tmp_path / "run", "claw/reach/elsewhere-v0")
+
+
+def test_bench_imitation_measures_expert_cloning_and_dagger_on_the_same_episodes(
+    claw_in_process,
+) -> None:
+    result = claw_in_process(
+        "bench", "imitation", "--demos", "2", "--dagger", "1", "--episodes", "2", "--json",
+        "--hyperparams", "imitation.epochs=5", "--hyperparams", "imitation.dagger_episodes=1",
+        "--hyperparams", "imitation.dagger_epochs=2", "--hyperparams", "imitation.eval_episodes=1",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    bench = json.loads(result.stdout)
+    learners = [row["learner"] for row in bench["rows"]]
+    assert learners[:2] == ["expert (the controllers)", "behaviour cloning"]
+    assert learners[2].startswith("DAgger (1 rounds")
+    assert [row["episodes"] for row in bench["rows"]] == [2, 2, 2]
+    assert bench["rows"][0]["success_rate"] == 1.0  # the expert on the fresh episodes
+    assert [row["env_steps"] for row in bench["rows"]] == [0, 120, 180]
