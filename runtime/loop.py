@@ -52,10 +52,18 @@ class StepReport(BaseModel):
     args: dict[str, Any]
     success: bool
     reason: str = ""
+    implementation: str | None = None
+    """Which implementation ran the step (``controller``, ``learned``; none for a composite)."""
 
     @classmethod
     def of(cls, step: SkillResult) -> StepReport:
-        return cls(skill=step.skill, args=step.args, success=step.success, reason=step.reason)
+        return cls(
+            skill=step.skill,
+            args=step.args,
+            success=step.success,
+            reason=step.reason,
+            implementation=step.implementation,
+        )
 
 
 class RunError(BaseModel):

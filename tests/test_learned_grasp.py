@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from witness import PhysicsWitness
@@ -76,3 +78,15 @@ def _zeroed() -> dict[str, np.ndarray]:
 
     tensors = load_file(str(POLICIES_DIR / "pick_place" / WEIGHTS_FILE))
     return {k: (v if k.startswith("obs_rms") else np.zeros_like(v)) for k, v in tensors.items()}
+
+
+def test_a_run_says_which_implementation_ran_each_step(claw_in_process) -> None:
+    result = claw_in_process(
+        "put the red block next to the blue box", "--prefer", "learned", "--json"
+    )
+    assert result.returncode == 0, result.stderr
+    steps = json.loads(result.stdout)["steps"]
+    assert [(s["skill"], s["implementation"]) for s in steps] == [
+        ("pick", "learned"),
+        ("place", "learned"),
+    ]

@@ -46,8 +46,10 @@ def test_default_command_json_has_the_design_keys() -> None:
     assert out["instruction"] == DEFAULT_COMMAND and out["success"] is True
     assert out["goal"] == ["next_to(red_block, blue_box)"] and out["error"] is None
     assert all(set(call) == {"skill", "args"} for call in out["plan"])
-    assert all(set(step) == {"skill", "args", "success", "reason"} for step in out["steps"])
+    step_keys = {"skill", "args", "success", "reason", "implementation"}
+    assert all(set(step) == step_keys for step in out["steps"])
     assert [s["skill"] for s in out["steps"]] == ["pick", "place"]
+    assert [s["implementation"] for s in out["steps"]] == ["controller", "controller"]
     assert out["replans"] == 0 and out["sim_seconds"] > 0 and out["wall_seconds"] > 0
     assert out["reader"] == "offline" and out["structured"] is None
 
