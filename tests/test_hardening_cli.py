@@ -56,6 +56,12 @@ def write_yaml(path: Path, data: Any) -> Path:
 # -- item 11: Ctrl-C ------------------------------------------------------------------------------
 
 
+def _default_sigint() -> None:
+    """Ctrl-C's default in the command, as a terminal gives it: a test run started in the
+    background of a non-interactive shell ignores SIGINT, and its children would inherit that."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Interrupted:
     """A claw command sent SIGINT, as a terminal's Ctrl-C sends it (to its process group), once
     ``started()`` says it is at work."""
@@ -64,7 +70,7 @@ class Interrupted:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "claw", *map(str, args)],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environ(home),
-            start_new_session=True,
+            start_new_session=True, preexec_fn=_default_sigint,
         )  # fmt: skip
         self.stdout = ""
         self.started = started
