@@ -213,7 +213,11 @@ def train_command(
 
 
 def _tracked_run(
-    settings: TrackerSettings | None, experiment: str, run_dir: Path, command: str, config: Any
+    settings: TrackerSettings | None,
+    experiment: str,
+    run_dir: Path,
+    command: str,
+    config: TrainConfig,
 ) -> TrackedRun | None:
     """The MLflow run a command logs to (``--tracker mlflow``), tagged with how it was made."""
     if settings is None:
@@ -221,8 +225,13 @@ def _tracked_run(
     from claw.learning.tracking import TrackedRun
     from claw.library.files import git_commit
 
-    tags = {"command": command, "git_commit": git_commit() or "unknown", "run_dir": str(run_dir)}
-    tags.update({k: str(getattr(config, k)) for k in ("skill", "algo") if hasattr(config, k)})
+    tags = {
+        "command": command,
+        "git_commit": git_commit() or "unknown",
+        "run_dir": str(run_dir),
+        "skill": config.skill,
+        "algo": config.algo,
+    }
     return TrackedRun(settings, experiment, run_dir.name, tags)
 
 

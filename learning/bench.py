@@ -72,12 +72,13 @@ def bench_imitation(
     ``KEY=VALUE`` changes to the pick config, as ``claw train --hyperparams``)."""
     started = time.perf_counter()
     rows: list[ImitationRow] = []
-    measuring = [0.0]  # seconds spent measuring during training (not training time)
+    measuring = 0.0  # seconds spent measuring during training (not training time)
 
     def measure(learner: str, network: PolicyNetwork, steps: int) -> None:
+        nonlocal measuring
         tic = time.perf_counter()
         figures = evaluate_policy(network, episodes, EVALUATION_SEED)
-        measuring[0] += time.perf_counter() - tic
+        measuring += time.perf_counter() - tic
         rows.append(
             ImitationRow(
                 learner=learner,
@@ -104,7 +105,7 @@ def bench_imitation(
             result = imitate(
                 config, root / "run", recorded.dataset_id, dagger_rounds, on_stage=after_stage
             )
-            trained_at = time.perf_counter() - measuring[0]
+            trained_at = time.perf_counter() - measuring
             if dagger_rounds:
                 learner = f"DAgger ({dagger_rounds} rounds, {result.chosen_stage} kept)"
                 measure(learner, PolicyNetwork.load(policy), result.timesteps)

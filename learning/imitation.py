@@ -241,8 +241,8 @@ def imitate(
     model = make_model(config, vec_env, run_dir / "tb")
     env = gym.make(config.env_id, **config.env_kwargs)
     stages: list[dict[str, Any]] = []
-    best: tuple[float, dict[str, Any]] = (-1.0, {})  # success on the validation seeds, weights
-    chosen = [""]
+    # The best stage so far: its success on the validation seeds, its name, the actor's weights.
+    best: tuple[float, str, dict[str, Any]] = (-1.0, "", {})
 
     def stage(name: str, loss: float | None, learner_success: float | None = None) -> PolicyNetwork:
         nonlocal best
@@ -265,8 +265,8 @@ def imitate(
             tracked = ("success_rate", "loss", "pairs", "learner_success_in_rollouts")
             tracker.log_metrics({f"imitation/{k}": row[k] for k in tracked}, step=steps)
         if measured["success_rate"] >= best[0]:  # a tie goes to the later stage (more data)
-            best = (measured["success_rate"], copy.deepcopy(squashed_actor(model).state_dict()))
-            chosen[0] = name
+            weights = copy.deepcopy(squashed_actor(model).state_dict())
+            best = (measured["success_rate"], name, weights)
         if on_stage is not None:
             on_stage(row)
         return network
@@ -292,7 +292,7 @@ def imitate(
             )
             network = stage(f"dagger{k}", loss, learner)
         if finetune_steps:
-            squashed_actor(model).load_state_dict(best[1])  # from the best stage so far
+            squashed_actor(model).load_state_dict(best[2])  # from the best stage so far
             assert isinstance(model, OffPolicyAlgorithm)
             normalized = vec_env.normalize_obs(demos.observations)
             assert isinstance(normalized, dict)
@@ -319,17 +319,17 @@ def imitate(
 
     # 4. The best stage on the validation seeds is the policy (as EvalCallback's best model);
     # the SB3 model and statistics saved beside its export, and the record of the stages.
-    squashed_actor(model).load_state_dict(best[1])
+    squashed_actor(model).load_state_dict(best[2])
     model.save(str(run_dir / "model.zip"))
     vec_env.save(str(run_dir / "vecnormalize.pkl"))
     wall = round(time.perf_counter() - started, 1)
-    meta.update(timesteps=steps, wall_seconds=wall, stages=stages, chosen_stage=chosen[0])
+    meta.update(timesteps=steps, wall_seconds=wall, stages=stages, chosen_stage=best[1])
     atomic_write(run_dir / "meta.json", json.dumps(meta, indent=1).encode())
-    record = {"stages": stages, "chosen_stage": chosen[0]}
+    record = {"stages": stages, "chosen_stage": best[1]}
     atomic_write(run_dir / "imitation.json", json.dumps(record, indent=1).encode())
     training = {k: meta[k] for k in ("seed", "git_commit", "command", "timesteps", "wall_seconds")}
-    training.update(demonstrations=dataset_id, dagger_rounds=dagger_rounds, stage=chosen[0])
+    training.update(demonstrations=dataset_id, dagger_rounds=dagger_rounds, stage=best[1])
     export_policy(model, vec_env, config, run_dir / "policy", training=training)
     if tracker is not None:
         track_outputs(tracker, run_dir, ("config.yaml", "meta.json", "imitation.json"))
-    return ImitationResult(run_dir, config, steps, wall, stages, chosen[0])
+    return ImitationResult(run_dir, config, steps, wall, stages, best[1])
