@@ -10,6 +10,7 @@ from typing import NamedTuple
 
 import mujoco
 
+from claw.envs.arms import ARM_PREFIX, arm_base, arm_names
 from claw.envs.objects import (
     BLOCK_DENSITY,
     BOX_FLOOR_THICKNESS,
@@ -83,18 +84,49 @@ def _add_part(
     )
 
 
+def _add_arms(spec: mujoco.MjSpec, count: int) -> None:
+    """Mount the MJCF's arm ``count`` times (:mod:`claw.envs.arms`): the first where it stands
+    in a one-arm scene's place, the others attached with their names prefixed."""
+    names = arm_names(count)
+    spec.body("base").pos = list(arm_base(names[0], count))
+    for arm in names[1:]:
+        frame = spec.worldbody.add_frame(pos=list(arm_base(arm, count)))
+        frame.attach_body(mujoco.MjSpec.from_file(robot_xml_path()).body("base"), ARM_PREFIX[arm])
+
+
+def _merge_rest_keys(model: mujoco.MjModel, count: int) -> None:
+    """The ``rest`` keyframe holds every arm at rest (each attached arm brought its own key)."""
+    rest = model.key("rest").id
+    for arm in arm_names(count)[1:]:
+        own = model.key(ARM_PREFIX[arm] + "rest").id
+        prefix = ARM_PREFIX[arm]
+        for j in range(model.njnt):
+            if model.joint(j).name.startswith(prefix):
+                adr = model.jnt_qposadr[j]
+                model.key_qpos[rest, adr] = model.key_qpos[own, adr]
+        for a in range(model.nu):
+            if model.actuator(a).name.startswith(prefix):
+                model.key_ctrl[rest, a] = model.key_ctrl[own, a]
+
+
 @lru_cache(maxsize=16)
-def _compile(objects: tuple[ObjectModel, ...]) -> mujoco.MjModel:
+def _compile(objects: tuple[ObjectModel, ...], arms: int) -> mujoco.MjModel:
     spec = mujoco.MjSpec.from_file(robot_xml_path())
+    if arms > 1:
+        _add_arms(spec, arms)
     for obj in objects:
         (_add_block if obj.type == "block" else _add_box)(spec, obj)
-    return spec.compile()
+    model = spec.compile()
+    if arms > 1:
+        _merge_rest_keys(model, arms)
+    return model
 
 
-def build_model(objects: Iterable[ObjectModel]) -> mujoco.MjModel:
-    """A fresh MjModel of the robot and table with these objects, one free body each.
+def build_model(objects: Iterable[ObjectModel], arms: int = 1) -> mujoco.MjModel:
+    """A fresh MjModel of the robot (``arms`` of them) and table with these objects, one free
+    body each.
 
     Compiled models are cached by their objects; each call returns a copy, so callers may change
     model parameters (domain randomisation) without affecting one another.
     """
-    return copy.copy(_compile(tuple(objects)))
+    return copy.copy(_compile(tuple(objects), arms))

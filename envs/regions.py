@@ -65,7 +65,7 @@ def region_anchor(name: str) -> tuple[float, float]:
     return REGIONS[resolve_region(name)]
 
 
-def in_reach(x: float, y: float) -> bool:
-    """True when the claw can reach (x, y) pointing down."""
-    r = math.hypot(x, y)
-    return x >= REACH_MIN_X and REACH_RADIUS[0] <= r <= REACH_RADIUS[1]
+def in_reach(x: float, y: float, base: tuple[float, float] = (0.0, 0.0)) -> bool:
+    """True when the claw of the arm standing at ``base`` (x, y) can reach (x, y) pointing down."""
+    r = math.hypot(x - base[0], y - base[1])
+    return x - base[0] >= REACH_MIN_X and REACH_RADIUS[0] <= r <= REACH_RADIUS[1]

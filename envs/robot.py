@@ -82,14 +82,19 @@ class RobotIndex:
     joint_low: Array
     joint_high: Array
     rest_qpos: Array
+    hand_body: int = -1
+    prefix: str = ""
+    """The prefix of this arm's names in the model (``""`` for the first arm, ``"right/"``)."""
 
     @classmethod
-    def from_model(cls, model: mujoco.MjModel) -> RobotIndex:
-        def jid(name: str) -> int:
-            return mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, name)
+    def from_model(cls, model: mujoco.MjModel, prefix: str = "") -> RobotIndex:
+        """The addresses of the arm whose MJCF names carry ``prefix``."""
 
         def oid(kind: mujoco.mjtObj, name: str) -> int:
-            return mujoco.mj_name2id(model, kind, name)
+            return mujoco.mj_name2id(model, kind, prefix + name)
+
+        def jid(name: str) -> int:
+            return oid(mujoco.mjtObj.mjOBJ_JOINT, name)
 
         def pair(kind: mujoco.mjtObj, names: tuple[str, str]) -> tuple[int, int]:
             return oid(kind, names[0]), oid(kind, names[1])
@@ -110,6 +115,8 @@ class RobotIndex:
             joint_low=model.jnt_range[arm, 0].copy(),
             joint_high=model.jnt_range[arm, 1].copy(),
             rest_qpos=model.key_qpos[key][arm_qpos].copy(),
+            hand_body=oid(mujoco.mjtObj.mjOBJ_BODY, "hand"),
+            prefix=prefix,
         )
 
     def gripper_width(self, data: mujoco.MjData) -> float:

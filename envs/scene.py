@@ -35,6 +35,7 @@ from pydantic import (
 
 from claw.envs import geometry, regions
 from claw.envs import objects as catalog
+from claw.envs.arms import MAX_ARMS, arm_base, arm_names
 from claw.envs.exceptions import InvalidSceneError
 from claw.envs.naming import check_object_name, check_unique_names, scene_names
 from claw.envs.objects import Color, ObjectType
@@ -191,6 +192,8 @@ class SceneSpec(BaseModel):
     name: str = "custom"
     objects: list[ObjectSpec] = Field(min_length=1, max_length=MAX_SCENE_OBJECTS)
     min_separation: float = Field(0.03, ge=0.0)
+    arms: int = Field(1, ge=1, le=MAX_ARMS)
+    """How many arms the table has (:mod:`claw.envs.arms`): 1 (the default) or 2."""
 
     def __init__(self, **data: Any) -> None:
         """Build and validate a spec from keyword fields.
@@ -458,6 +461,10 @@ class SceneSpec(BaseModel):
                     base.name, half,
                 )  # fmt: skip
 
+    def arm_bases(self) -> list[tuple[float, float, float]]:
+        """Where each of the scene's arms stands, in arm order."""
+        return [arm_base(arm, self.arms) for arm in arm_names(self.arms)]
+
     def _place_fixed(self) -> dict[int, PlacedObject]:
         """The objects with fixed poses, by spec index, with their containers resolved."""
         placed: dict[int, PlacedObject] = {}
@@ -465,7 +472,7 @@ class SceneSpec(BaseModel):
             if obj.pose is None:
                 continue
             x, y = obj.pose[0], obj.pose[1]
-            if not regions.in_reach(x, y):
+            if not any(regions.in_reach(x, y, base[:2]) for base in self.arm_bases()):
                 lo, hi = regions.REACH_RADIUS
                 raise InvalidSceneError(
                     f"{_label(i, name)} at ({x:.3f}, {y:.3f}) is out of reach: the claw reaches "

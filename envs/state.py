@@ -215,6 +215,8 @@ class WorldState:
     objects: Mapping[str, ObjectState]
     gripper: GripperState | None = None
     table_z: float = 0.0
+    grippers: Mapping[str, GripperState] = field(default_factory=dict)
+    """Every arm's claw by arm name (``gripper`` is the acting arm's); empty where unknown."""
 
     def __post_init__(self) -> None:
         for key, obj in self.objects.items():

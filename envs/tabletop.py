@@ -11,6 +11,7 @@ import mujoco
 import numpy as np
 from gymnasium import spaces
 
+from claw.envs.arms import ARM_PREFIX, ArmContext, Lockstep, arm_names
 from claw.envs.model import ObjectModel, build_model
 from claw.envs.objects import inner_half_width
 from claw.envs.predicates import GoalResult, Predicate, check_objects, evaluate_goal, parse_goal
@@ -104,8 +105,9 @@ class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
         self.step_callbacks: list[Callable[[TabletopEnv], None]] = []
         """Called after every advance of the physics, by ``step`` or ``actuate``."""
         self._objects: tuple[ObjectModel, ...] = ()
+        self.arms = ArmContext(())
         self._renderers: Renderers | None = None
-        self._load(self.scene.sample(0))
+        self._load(self.scene.sample(0), self.scene.arms)
         cameras = [self.model.camera(i).name for i in range(self.model.ncam)]
         if camera not in cameras:
             raise ValueError(f"unknown camera {camera!r}; allowed: {', '.join(cameras)}")
@@ -114,20 +116,25 @@ class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
 
     # -- scene loading --------------------------------------------------------------------------
 
-    def _load(self, placed: list[PlacedObject]) -> None:
-        """Compile the model for these objects (cached by their names, types, colours, sizes)."""
+    def _load(self, placed: list[PlacedObject], arms: int) -> None:
+        """Compile the model for these objects and arms (cached by the objects' names, types,
+        colours and sizes, and the number of arms)."""
         objects = tuple(ObjectModel(p.name, p.type, p.color, p.size) for p in placed)
-        if self._objects == objects:
+        if self._objects == objects and self.arms.arms == arm_names(arms):
             return
         if self._renderers is not None:
             self._renderers.close()
         self._objects = objects
-        self.model = build_model(objects)
+        self.arms = ArmContext(arm_names(arms))
+        self.model = build_model(objects, arms)
         self._renderers = Renderers(self.model)
         self.data = mujoco.MjData(self.model)
         self._const_data = mujoco.MjData(self.model)  # scratch for mj_setConst (it writes qpos)
-        self.robot = RobotIndex.from_model(self.model)
-        self.ik = DifferentialIK(self.model, self.robot, max_iterations=4)
+        self.robots = {a: RobotIndex.from_model(self.model, ARM_PREFIX[a]) for a in self.arms.arms}
+        self.iks = {
+            a: DifferentialIK(self.model, robot, max_iterations=4)
+            for a, robot in self.robots.items()
+        }
         self._nominal = Nominal.of(self.model)
         self.n_substeps = max(1, round(1.0 / (self.control_freq * self.model.opt.timestep)))
         self.object_names = [o.name for o in objects]
@@ -141,9 +148,11 @@ class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
         for i, body in enumerate(self._obj_body):
             geom_object[self.model.geom_bodyid == body] = i
         self._geom_object = geom_object
-        self._finger_side = np.full(self.model.ngeom, -1)
-        for side, body in enumerate(self.robot.finger_bodies):
-            self._finger_side[self.model.geom_bodyid == body] = side
+        self._finger_side = {}
+        for arm, robot in self.robots.items():
+            self._finger_side[arm] = side_of = np.full(self.model.ngeom, -1)
+            for side, body in enumerate(robot.finger_bodies):
+                side_of[self.model.geom_bodyid == body] = side
         self._placed: list[PlacedObject] = placed
 
     # -- spaces and observations ----------------------------------------------------------------
@@ -231,7 +240,7 @@ class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
         placed = scene.sample(self.np_random)
         for pred in goal:
             check_objects(pred, [p.name for p in placed])
-        self._load(placed)
+        self._load(placed, scene.arms)
         self._placed = placed
         self.scene, self._goal, self._randomization = scene, goal, randomization
 
@@ -305,11 +314,44 @@ class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
             gripper: The claw's half opening target (m, 0 closed .. 0.045 open); ``None`` keeps it.
             substeps: Physics steps to take (default: one control period, ``n_substeps``).
         """
+        robot, default = self.robot, self.arms.current == self.arms.arms[0]
         if arm_targets is not None:
-            self._set_arm_targets(arm_targets)
+            if default:
+                self._set_arm_targets(arm_targets)
+            else:
+                q = np.minimum(np.maximum(arm_targets, robot.joint_low), robot.joint_high)
+                self.data.ctrl[robot.arm_actuators] = q
         if gripper is not None:
-            self.data.ctrl[self.robot.gripper_actuator] = min(max(gripper, 0.0), MAX_HALF_OPENING)
-        self._advance(self.n_substeps if substeps is None else substeps)
+            self.data.ctrl[robot.gripper_actuator] = min(max(gripper, 0.0), MAX_HALF_OPENING)
+        substeps = self.n_substeps if substeps is None else substeps
+        lockstep = self.arms.lockstep
+        if lockstep is None:
+            self._advance(substeps)
+        else:
+            lockstep.request(self.arms.current, substeps)
+
+    @property
+    def robot(self) -> RobotIndex:
+        """The addresses of the arm the caller drives (:meth:`parallel`; the first arm if none)."""
+        return self.robots[self.arms.current]
+
+    @property
+    def ik(self) -> DifferentialIK:
+        """The IK of the arm the caller drives."""
+        return self.iks[self.arms.current]
+
+    def parallel(self, jobs: Mapping[str, Callable[[], Any]]) -> dict[str, Any]:
+        """Run one controller per arm (``arm -> function``) at the same time in this simulation.
+
+        Each function drives its arm through :meth:`actuate` (skills do), and the physics
+        advances when every arm has asked it to (:class:`~claw.envs.arms.Lockstep`).
+
+        Raises:
+            ValueError: an arm the scene does not have.
+        """
+        for arm in jobs:
+            self.arms.check(arm)
+        return Lockstep(self.arms, self._advance).run(jobs)
 
     def _set_arm_targets(self, targets: np.ndarray) -> None:
         robot = self.robot
@@ -388,24 +430,28 @@ class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
                 linear_velocity=data.qvel[self._obj_qvel[i, :3]].copy(),
                 color=obj.color,
             )
-        touching = self.finger_contacts()
-        pads = self.robot.pad_sites
-        gripper = GripperState(
-            left_tip=data.site_xpos[pads[0]].copy(),
-            right_tip=data.site_xpos[pads[1]].copy(),
+        grippers = {arm: self._gripper_state(arm) for arm in self.arms.arms}
+        return WorldState(objects=objects, gripper=grippers[self.arms.current], grippers=grippers)
+
+    def _gripper_state(self, arm: str) -> GripperState:
+        touching = self.finger_contacts(arm)
+        pads = self.robots[arm].pad_sites
+        return GripperState(
+            left_tip=self.data.site_xpos[pads[0]].copy(),
+            right_tip=self.data.site_xpos[pads[1]].copy(),
             left_contacts=frozenset(touching[0]),
             right_contacts=frozenset(touching[1]),
         )
-        return WorldState(objects=objects, gripper=gripper)
 
-    def finger_contacts(self) -> tuple[set[str], set[str]]:
-        """The objects touching the left and the right finger now."""
+    def finger_contacts(self, arm: str | None = None) -> tuple[set[str], set[str]]:
+        """The objects touching the left and the right finger of ``arm`` (the caller's) now."""
         touching: tuple[set[str], set[str]] = (set(), set())
+        finger_side = self._finger_side[arm or self.arms.current]
         ncon = self.data.ncon
         if ncon:
             for g1, g2 in self.data.contact.geom[:ncon]:
                 for finger, other in ((g1, g2), (g2, g1)):
-                    side, obj = self._finger_side[finger], self._geom_object[other]
+                    side, obj = finger_side[finger], self._geom_object[other]
                     if side >= 0 and obj >= 0:
                         touching[side].add(self.object_names[obj])
         return touching

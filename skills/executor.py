@@ -21,6 +21,9 @@ from claw.skills.base import (
 from claw.skills.exceptions import InvalidParamsError
 from claw.skills.learned import PolicySkill, PolicySource
 
+ARM_ARG = "arm"
+"""Every call may name the arm that runs it (:mod:`claw.envs.arms`); the default arm otherwise."""
+
 
 class SkillCall(BaseModel):
     """One step of a plan: a registered skill and its arguments."""
@@ -125,8 +128,9 @@ def bind(
     if isinstance(skill, PolicySkill):
         skill.policies = policies
     skill.prepare()
+    args = {k: v for k, v in call.args.items() if k != ARM_ARG}
     try:
-        params = skill.Params(**call.args)
+        params = skill.Params(**args)
     except ValidationError as exc:
         fields = ", ".join(skill.Params.model_fields) or "none"
         raise InvalidParamsError(f"{call.skill}: {_first(exc)} (parameters: {fields})") from None
@@ -178,10 +182,18 @@ def execute_calls(
             malformed = InvalidParamsError(f"malformed skill call: {_first(exc)}")
             return ExecutionResult(steps=[_invalid(raw, malformed)], success=False)
         try:
+            _check_arm(call, env)
             key, steps = None, [call]
             if composites is not None and call.skill not in skill_names():
                 key, steps = composites.expand_call(call, env.object_names)
             bound = [bind(s, env.object_names, prefer, measured, policies) for s in steps]
+            if call.args.get(ARM_ARG, env.arms.arms[0]) != env.arms.arms[0] and any(
+                isinstance(skill, PolicySkill) for skill, _ in bound
+            ):
+                raise InvalidParamsError(
+                    f"{call.skill}: a learned claw runs on the {env.arms.arms[0]} arm only; "
+                    "allowed: prefer the controller for another arm"
+                )
         except ClawError as exc:
             return ExecutionResult(steps=[_invalid(raw, exc)], success=False)
         groups.append((call, key, steps, bound))
@@ -205,11 +217,33 @@ def execute_calls(
     )
 
 
+def _check_arm(call: SkillCall, env: TabletopEnv) -> None:
+    """A call's optional ``arm`` names one of the scene's arms.
+
+    Raises:
+        InvalidParamsError: it names no arm of the scene.
+    """
+    arm = call.args.get(ARM_ARG)
+    if arm is not None and arm not in env.arms.arms:
+        raise InvalidParamsError(
+            f"{call.skill}: unknown arm {arm!r}; allowed: {', '.join(env.arms.arms)}"
+        )
+
+
 def _run_step(
     env: TabletopEnv, call: SkillCall, skill: Skill[Any], params: SkillParams
 ) -> SkillResult:
-    """Run a bound step (its preconditions checked on the state first), named by its call."""
-    outcome = skill.run(env, params)
+    """Run a bound step (its preconditions checked on the state first), named by its call;
+    on the arm its ``arm`` argument names, else the default one."""
+    arm = call.args.get(ARM_ARG)
+    if arm is None:
+        outcome = skill.run(env, params)
+    else:
+        env.arms.bind(arm)
+        try:
+            outcome = skill.run(env, params)
+        finally:
+            env.arms.release()
     return outcome.model_copy(update={"skill": call.skill, "args": dict(call.args)})
 
 

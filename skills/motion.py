@@ -44,7 +44,7 @@ class Arrival:
 
 
 class Claw:
-    """The arm and claw of one env, driven through its actuators at 50 Hz."""
+    """One arm and claw of an env (the arm the caller drives), through its actuators at 50 Hz."""
 
     def __init__(self, env: TabletopEnv) -> None:
         self.env = env
@@ -55,17 +55,17 @@ class Claw:
         self.start_time = float(self.data.time)
         self.touched: set[str] = set()
         finger_geoms = np.zeros(self.model.ngeom, dtype=bool)
-        hand = self.model.body("hand").id
+        hand, prefix = self.robot.hand_body, self.robot.prefix
         for g in range(self.model.ngeom):
             body = self.model.geom_bodyid[g]
             finger_geoms[g] = body == hand or body in self.robot.finger_bodies
         self._claw_geom = finger_geoms
         self._object_of_geom = env.geom_objects
-        self._finger_dof = int(self.model.jnt_dofadr[self.model.joint("left_finger").id])
+        self._finger_dof = int(self.model.jnt_dofadr[self.model.joint(prefix + "left_finger").id])
         self._robot_dofs = np.concatenate(
             [
                 self.robot.arm_dofs,
-                [self.model.jnt_dofadr[self.model.joint(n).id] for n in FINGER_JOINTS],
+                [self.model.jnt_dofadr[self.model.joint(prefix + n).id] for n in FINGER_JOINTS],
             ]
         ).astype(int)
 
