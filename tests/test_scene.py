@@ -119,7 +119,8 @@ def test_defaults_and_normalisation() -> None:
         (_scene({**BLOCK, "pose": [0.4, float("nan")]}), "objects[0].pose:"),
         (_scene(BLOCK, min_separation=-0.01), "min_separation: -0.01 is invalid"),
         ("foo",
-         "unknown scene 'foo': not a built-in (blocks, default, dense, stacked) nor a YAML file"),
+         "unknown scene 'foo': not a built-in (blocks, default, dense, stacked, two_arms) nor a "
+             "YAML file"),
         ("nowhere/x.yaml", "file nowhere/x.yaml: not found"),
         (42, "scene source 'int' not understood"),
     ],
