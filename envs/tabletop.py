@@ -314,13 +314,9 @@ class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
             gripper: The claw's half opening target (m, 0 closed .. 0.045 open); ``None`` keeps it.
             substeps: Physics steps to take (default: one control period, ``n_substeps``).
         """
-        robot, default = self.robot, self.arms.current == self.arms.arms[0]
+        robot = self.robot
         if arm_targets is not None:
-            if default:
-                self._set_arm_targets(arm_targets)
-            else:
-                q = np.minimum(np.maximum(arm_targets, robot.joint_low), robot.joint_high)
-                self.data.ctrl[robot.arm_actuators] = q
+            self._set_arm_targets(arm_targets)
         if gripper is not None:
             self.data.ctrl[robot.gripper_actuator] = min(max(gripper, 0.0), MAX_HALF_OPENING)
         substeps = self.n_substeps if substeps is None else substeps
@@ -357,8 +353,9 @@ class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
         robot = self.robot
         q = np.minimum(np.maximum(targets, robot.joint_low), robot.joint_high)
         self.data.ctrl[robot.arm_actuators] = q
-        self._q_target = q
-        self._tool = None
+        if self.arms.current == self.arms.arms[0]:  # the ee action space steers the first arm
+            self._q_target = q
+            self._tool = None
 
     def _advance(self, substeps: int) -> None:
         tic = time.perf_counter()
