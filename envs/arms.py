@@ -9,8 +9,9 @@ twice beside each other at the table's near edge, both facing +x like a person's
 
 from __future__ import annotations
 
+import contextlib
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Literal, TypeVar
 
 ArmName = Literal["left", "right"]
@@ -52,6 +53,12 @@ class ArmContext:
         """The lockstep this thread is a lane of, or ``None`` outside parallel lanes."""
         return getattr(self._local, "lockstep", None)
 
+    @property
+    def others_busy(self) -> frozenset[str]:
+        """The objects the other lanes work with: this lane's waits for rest leave them out
+        (another arm's carried block moves while this one places)."""
+        return getattr(self._local, "others_busy", frozenset())
+
     def check(self, arm: str) -> str:
         """``arm`` if the scene has it.
 
@@ -62,14 +69,37 @@ class ArmContext:
             raise ValueError(f"unknown arm {arm!r}; allowed: {', '.join(self.arms)}")
         return arm
 
-    def bind(self, arm: str, lockstep: Lockstep | None = None) -> None:
-        """Make ``arm`` this thread's arm (and ``lockstep`` its lane), until :meth:`release`."""
+    def bind(
+        self, arm: str, lockstep: Lockstep | None = None, others_busy: frozenset[str] = frozenset()
+    ) -> None:
+        """Make ``arm`` this thread's arm (and ``lockstep`` its lane, beside lanes busy with
+        ``others_busy``), until :meth:`release`."""
         self._local.arm = self.check(arm)
         self._local.lockstep = lockstep
+        self._local.others_busy = others_busy
 
     def release(self) -> None:
         """Back to the default arm, outside any lane."""
         self._local.__dict__.clear()
+
+    @contextlib.contextmanager
+    def driving(self, arm: str) -> Iterator[None]:
+        """Drive ``arm`` from this thread inside the ``with`` block (outside any lane).
+
+        Raises:
+            ValueError: no such arm.
+            RuntimeError: this thread is a lane of a :class:`Lockstep` (its arm is fixed).
+        """
+        if self.lockstep is not None:
+            raise RuntimeError(f"a {self.current} lane cannot drive the {arm} arm")
+        before = getattr(self._local, "arm", None)
+        self.bind(arm)
+        try:
+            yield
+        finally:
+            self.release()
+            if before is not None:
+                self.bind(before)
 
 
 class Lockstep:
@@ -94,8 +124,11 @@ class Lockstep:
             self._cond.notify_all()
             self._cond.wait_for(lambda: arm not in self._due)
 
-    def run(self, jobs: Mapping[str, Callable[[], T]]) -> dict[str, T]:
-        """Run every ``arm -> function`` at the same time; their results by arm.
+    def run(
+        self, jobs: Mapping[str, Callable[[], T]], busy: Mapping[str, Iterable[str]] | None = None
+    ) -> dict[str, T]:
+        """Run every ``arm -> function`` at the same time; their results by arm. ``busy``: the
+        objects each arm works with (:attr:`ArmContext.others_busy` of the other lanes).
 
         Raises:
             BaseException: the first lane's exception (by arm order), after every lane ended.
@@ -105,7 +138,8 @@ class Lockstep:
         self._live = set(jobs)
 
         def lane(arm: str, job: Callable[[], T]) -> None:
-            self._context.bind(arm, self)
+            others = (names for other, names in (busy or {}).items() if other != arm)
+            self._context.bind(arm, self, frozenset().union(*others))
             try:
                 results[arm] = job()
             except BaseException as exc:  # handed to the caller below

@@ -1,5 +1,6 @@
 """The checks of the predicates that are not relations: ``stacked`` and ``tower`` (objects on
-one another) and ``holding`` (an object in the claw), on a :class:`WorldState`.
+one another), ``holding`` (an object in a claw, or in one arm's) and ``level`` (an object's
+top face horizontal), on a :class:`WorldState`.
 
 :mod:`claw.envs.predicates` parses and evaluates them (README, "Predicates").
 """
@@ -7,14 +8,17 @@ one another) and ``holding`` (an object in the claw), on a :class:`WorldState`.
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 
 from claw.envs.spatial import Check, cm, off_table, rests_on
-from claw.envs.state import ObjectState, WorldState
+from claw.envs.state import GripperState, ObjectState, WorldState
 
 HOLD_HEIGHT = 0.03  # least height of a held object's bottom above the table
 HOLD_AXIS_DISTANCE = 0.03  # most distance of a held object's centre from the line between the pads
+HOLD_INSIDE_TOLERANCE = 0.005  # m the point between the pads may lie outside a held object
+LEVEL_TOLERANCE = 3.0  # degrees: the most a level object's top face tilts from horizontal
 
 
 def stacked(world: WorldState, *objs: ObjectState) -> Check:
@@ -37,11 +41,31 @@ def stacked(world: WorldState, *objs: ObjectState) -> Check:
     return Check(True, measured, f"{' on '.join(o.name for o in reversed(lowest_first))}")
 
 
-def holding(world: WorldState, a: ObjectState) -> Check:
-    """``holding(a)``: a touches both fingers, lies between the pads, above the table."""
+def holding(world: WorldState, a: ObjectState, arm: str | None = None) -> Check:
+    """``holding(a)``: some claw holds a; ``holding(a, arm)``: that arm's claw does.
+
+    A claw holds a when a touches both its fingers, lies between its pads, above the table.
+    """
+    if arm is not None and world.grippers and arm not in world.grippers:
+        arms = ", ".join(world.grippers)
+        return Check(False, {}, f"the scene has no {arm} arm (its arms: {arms})")
+    if arm is not None and world.grippers:
+        return claw_holds(world, a, world.grippers[arm])
+    claws: list[GripperState | None] = [*world.grippers.values()] or [world.gripper]
+    checks = [claw_holds(world, a, gripper) for gripper in claws]
+    held = next((c for c in checks if c.holds), None)
+    if held is not None or len(checks) == 1:
+        return held or checks[0]
+    height = {"bottom_height": checks[0].measured["bottom_height"]}
+    return Check(False, height, f"{a.name} is in neither claw")
+
+
+def claw_holds(world: WorldState, a: ObjectState, gripper: GripperState | None) -> Check:
+    """Whether ``gripper`` holds ``a``: a touches both fingers, lies between the pads (its
+    centre near the line between them; for an elongated object, or the point midway between
+    them inside it), above the table."""
     height = a.bottom - world.table_z
     measured = {"bottom_height": height}
-    gripper = world.gripper
     if gripper is None:
         return Check(False, measured, "no gripper state")
     axis = gripper.right_tip - gripper.left_tip
@@ -56,8 +80,10 @@ def holding(world: WorldState, a: ObjectState) -> Check:
     ]
     if missing:
         return Check(False, measured, f"{a.name} does not touch the {' and '.join(missing)} finger")
-    if not 0.0 <= t <= 1.0 or off_axis > HOLD_AXIS_DISTANCE:
-        return Check(False, measured, f"{a.name}'s centre is not between the finger pads")
+    centred = 0.0 <= t <= 1.0 and off_axis <= HOLD_AXIS_DISTANCE
+    midway = (gripper.left_tip + gripper.right_tip) / 2
+    if not centred and not (_elongated(a) and _inside(a, midway)):
+        return Check(False, measured, f"{a.name} is not between the finger pads")
     if height < HOLD_HEIGHT:
         return Check(
             False,
@@ -65,6 +91,18 @@ def holding(world: WorldState, a: ObjectState) -> Check:
             f"{a.name}'s bottom is {cm(height)} above the table (< {cm(HOLD_HEIGHT)})",
         )
     return Check(True, measured, f"{a.name} is held {cm(height)} above the table")
+
+
+def _elongated(a: ObjectState) -> bool:
+    """True when ``a`` is at least twice as long as it is wide (a bar, held anywhere along it)."""
+    return bool(max(a.half_extents[:2]) >= 2 * min(a.half_extents[:2]))
+
+
+def _inside(a: ObjectState, point: np.ndarray) -> bool:
+    """True when ``point`` lies within ``a``'s bounds (a long object held away from its
+    centre has the point between the pads inside it)."""
+    local = a.rotation.T @ (point - a.position)
+    return bool(np.all(np.abs(local) <= a.half_extents + HOLD_INSIDE_TOLERANCE))
 
 
 def tower(world: WorldState, base: ObjectState, *above: ObjectState) -> Check:
@@ -83,3 +121,13 @@ def tower(world: WorldState, base: ObjectState, *above: ObjectState) -> Check:
             return Check(False, measured, f"{done}; {check.reason}")
         measured["levels"] += 1
     return Check(True, measured, f"{' on '.join(o.name for o in reversed(objs))} on the table")
+
+
+def level(world: WorldState, a: ObjectState) -> Check:
+    """``level(a)``: a's top face is horizontal within LEVEL_TOLERANCE degrees."""
+    up = float(np.clip(a.rotation[2, 2], -1.0, 1.0))  # a's z axis, in world z
+    tilt = math.degrees(math.acos(up))
+    measured = {"tilt_deg": tilt}
+    if tilt > LEVEL_TOLERANCE:
+        return Check(False, measured, f"{a.name} tilts {tilt:.1f} deg (> {LEVEL_TOLERANCE:g} deg)")
+    return Check(True, measured, f"{a.name} is level within {tilt:.1f} deg")

@@ -18,6 +18,7 @@ from claw.envs.objects import (
     BOX_WALL_HEIGHT,
     BOX_WALL_THICKNESS,
     COLOR_RGBA,
+    half_extents,
 )
 
 ROBOT_XML = "tabletop.xml"
@@ -38,12 +39,13 @@ def robot_xml_path() -> str:
     return str(resources.files("claw.envs") / "assets" / ROBOT_XML)
 
 
-def _add_block(spec: mujoco.MjSpec, obj: ObjectModel) -> None:
+def _add_solid(spec: mujoco.MjSpec, obj: ObjectModel) -> None:
+    """A block or a bar: one solid box of wood."""
     body = spec.worldbody.add_body(name=obj.name)
     body.add_freejoint(name=obj.name)
-    half = obj.size / 2
-    geom = _add_part(spec, body, obj.name, obj.color, (0.0, 0.0, 0.0), (half, half, half))
-    geom.mass = BLOCK_DENSITY * obj.size**3
+    half = half_extents(obj.type, obj.size)
+    geom = _add_part(spec, body, obj.name, obj.color, (0.0, 0.0, 0.0), half)
+    geom.mass = BLOCK_DENSITY * 8 * half[0] * half[1] * half[2]
 
 
 def _add_box(spec: mujoco.MjSpec, obj: ObjectModel) -> None:
@@ -115,7 +117,7 @@ def _compile(objects: tuple[ObjectModel, ...], arms: int) -> mujoco.MjModel:
     if arms > 1:
         _add_arms(spec, arms)
     for obj in objects:
-        (_add_block if obj.type == "block" else _add_box)(spec, obj)
+        (_add_box if obj.type == "box" else _add_solid)(spec, obj)
     model = spec.compile()
     if arms > 1:
         _merge_rest_keys(model, arms)

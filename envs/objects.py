@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal, get_args
 
-ObjectType = Literal["block", "box"]
+ObjectType = Literal["block", "box", "bar"]
 Color = Literal[
     "blue", "red", "green", "orange", "yellow", "purple", "pink", "cyan", "brown", "gray"
 ]
@@ -53,20 +53,48 @@ def name_parts(name: str) -> tuple[str, str]:
     return color, rest.partition("_")[0]
 
 
+# Bars are long square rods lying along their own x axis; ``size`` is the length (m).
+BAR_LENGTH = 0.30
+BAR_LENGTH_RANGE = (0.20, 0.40)
+BAR_WIDTH = 0.04  # m, the side of the square cross-section
+
+_SIZES: dict[str, tuple[float, tuple[float, float]]] = {
+    "block": (BLOCK_SIZE, BLOCK_SIZE_RANGE),
+    "box": (BOX_SIZE, BOX_SIZE_RANGE),
+    "bar": (BAR_LENGTH, BAR_LENGTH_RANGE),
+}
+
+
+def _sizes(object_type: str) -> tuple[float, tuple[float, float]]:
+    if object_type not in _SIZES:
+        raise ValueError(f"unknown object type {object_type!r}; allowed: {OBJECT_TYPES}")
+    return _SIZES[object_type]
+
+
 def default_size(object_type: str) -> float:
-    """The size an object of this type gets when its spec gives none."""
-    return BLOCK_SIZE if object_type == "block" else BOX_SIZE
+    """The size an object of this type gets when its spec gives none.
+
+    Raises:
+        ValueError: an unknown type.
+    """
+    return _sizes(object_type)[0]
 
 
 def size_range(object_type: str) -> tuple[float, float]:
-    """The sizes allowed for an object type, inclusive."""
-    return BLOCK_SIZE_RANGE if object_type == "block" else BOX_SIZE_RANGE
+    """The sizes allowed for an object type, inclusive.
+
+    Raises:
+        ValueError: an unknown type.
+    """
+    return _sizes(object_type)[1]
 
 
 def half_extents(object_type: str, size: float) -> tuple[float, float, float]:
     """Outer half extents (x, y, z) of an object in its own frame."""
     if object_type == "block":
         return (size / 2, size / 2, size / 2)
+    if object_type == "bar":
+        return (size / 2, BAR_WIDTH / 2, BAR_WIDTH / 2)
     outer = size / 2 + BOX_WALL_THICKNESS
     return (outer, outer, BOX_WALL_HEIGHT / 2)
 

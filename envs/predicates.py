@@ -10,7 +10,16 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, model_serializer, model_validator
 
 from claw.envs import spatial
-from claw.envs.assemblies import HOLD_AXIS_DISTANCE, HOLD_HEIGHT, holding, stacked, tower
+from claw.envs.arms import ARM_NAMES
+from claw.envs.assemblies import (
+    HOLD_AXIS_DISTANCE,
+    HOLD_HEIGHT,
+    LEVEL_TOLERANCE,
+    holding,
+    level,
+    stacked,
+    tower,
+)
 from claw.envs.exceptions import PredicateError
 from claw.envs.regions import resolve_region
 from claw.envs.relations import (
@@ -38,6 +47,7 @@ __all__ = [
     "DIRECTION_MIN",
     "HOLD_AXIS_DISTANCE",
     "HOLD_HEIGHT",
+    "LEVEL_TOLERANCE",
     "NEAR_GAP",
     "NOT",
     "ON_TOLERANCE",
@@ -60,15 +70,18 @@ NOT = "not"  # not(P): P does not hold; its one argument is P's canonical text
 
 # The predicates that are not relations: canonical name -> (least, most) number of arguments
 # (``None``: no upper bound), and their aliases. The relations' are claw.envs.relations'.
-# ``tower`` (a tower in order on a base on the table) and ``not`` are for ground truth: the
+# ``tower`` (a tower in order on a base on the table) and ``not`` are for ground truth, and
+# ``level`` (an object's top face horizontal) for two-arm scenes, whose prompt adds it: the
 # prompt lists the others only (UNPROMPTED).
 _OTHERS: dict[str, tuple[int, int | None]] = {
     "stacked": (2, None),
-    "holding": (1, 1),
+    "holding": (1, 2),
+    "level": (1, 1),
     "tower": (2, None),
     NOT: (1, 1),
 }
-UNPROMPTED = ("tower", NOT)
+UNPROMPTED = ("tower", NOT, "level")
+_OPTIONAL_ARGS = {"holding": "arm"}  # holding(a) or holding(a, arm): an arm name, not an object
 _OTHER_ALIASES: dict[str, str] = {
     **dict.fromkeys(["stack", "stacked_on"], "stacked"),
     **dict.fromkeys(["held", "holds", "grasping", "grasped"], "holding"),
@@ -144,8 +157,11 @@ def _canonical(name: str, args: Iterable[Any]) -> tuple[str, tuple[str, ...]]:
         return key, (_denied(clean),)
     least, most = PREDICATES[key]
     if len(clean) < least or (most is not None and len(clean) > most):
-        expected = f"at least {least}" if most is None else str(least)
-        plural = "" if least == 1 and most == 1 else "s"
+        if most is None:
+            expected = f"at least {least}"
+        else:
+            expected = str(least) if least == most else f"{least} or {most}"
+        plural = "" if most == 1 else "s"
         raise PredicateError(
             f"{key} takes {expected} argument{plural}, got {len(clean)}: {key}({', '.join(clean)})"
         )
@@ -154,6 +170,10 @@ def _canonical(name: str, args: Iterable[Any]) -> tuple[str, tuple[str, ...]]:
     related = find_relation(key)
     if related is not None and related.target == "region":
         clean = (clean[0], resolve_region(clean[1]))
+    if key in _OPTIONAL_ARGS and len(clean) == 2 and clean[1] not in ARM_NAMES:
+        raise PredicateError(
+            f"{key}({', '.join(clean)}): unknown arm {clean[1]!r}; allowed: {', '.join(ARM_NAMES)}"
+        )
     return key, clean
 
 
@@ -222,11 +242,14 @@ class Predicate(BaseModel):
 
     @property
     def objects(self) -> tuple[str, ...]:
-        """The arguments that name objects (all but a region, ``at``'s; P's for ``not(P)``)."""
+        """The arguments that name objects (all but a region, ``at``'s, and an arm, ``holding``'s;
+        P's for ``not(P)``)."""
         if self.inner is not None:
             return self.inner.objects
         related = find_relation(self.name)
-        return self.args[:1] if related is not None and related.target == "region" else self.args
+        if self.name in _OPTIONAL_ARGS or (related is not None and related.target == "region"):
+            return self.args[:1]
+        return self.args
 
 
 def _parse_text(text: Any) -> tuple[str, tuple[str, ...]]:
@@ -303,6 +326,7 @@ def on_table(obj: ObjectState, world: WorldState) -> bool:
 _EVALUATORS: dict[str, Callable[..., Check]] = {
     "stacked": stacked,
     "holding": holding,
+    "level": level,
     "tower": tower,
 }
 
@@ -320,7 +344,10 @@ def _check(pred: Predicate, world: WorldState, at_radius: float | None) -> Check
         return Check(not inner.holds, inner.measured, said)
     related = find_relation(pred.name)
     if related is None:
-        return _EVALUATORS[pred.name](world, *(world.get(n) for n in pred.args))
+        objects = pred.objects
+        return _EVALUATORS[pred.name](
+            world, *(world.get(n) for n in objects), *pred.args[len(objects) :]
+        )
     a, *targets = pred.args
     if related.name == "at" and at_radius is not None:
         return spatial.at(world, world.get(a), targets[0], at_radius)
@@ -345,9 +372,9 @@ def evaluate(
     )
 
 
-def held_objects(world: WorldState) -> list[str]:
-    """The objects the claw holds now (``holding`` holds), in scene order."""
-    return [o.name for o in world.objects.values() if holding(world, o).holds]
+def held_objects(world: WorldState, arm: str | None = None) -> list[str]:
+    """The objects ``arm``'s claw holds now (any claw's when ``None``), in scene order."""
+    return [o.name for o in world.objects.values() if holding(world, o, arm).holds]
 
 
 def evaluate_goal(

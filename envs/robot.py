@@ -40,10 +40,19 @@ HAND_HALF_EXTENTS = (0.036, 0.06)
 DOWN = np.array([[-1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, -1.0]])
 
 
+def tool_rotation(yaw: float, pitch: float = 0.0) -> Array:
+    """World rotation of the tool frame: pointing down, turned by ``yaw`` about z, and tilted by
+    ``pitch`` about the fingers' closing axis (``pi / 2``: level, along (cos yaw, sin yaw))."""
+    c, s = np.cos(yaw), np.sin(yaw)
+    cp, sp = np.cos(pitch), np.sin(pitch)
+    turn = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+    tilt = np.array([[cp, 0.0, -sp], [0.0, 1.0, 0.0], [sp, 0.0, cp]])
+    return turn @ tilt @ DOWN
+
+
 def down_rotation(yaw: float) -> Array:
     """World rotation of the tool frame for the claw pointing down, turned by ``yaw`` about z."""
-    c, s = np.cos(yaw), np.sin(yaw)
-    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]]) @ DOWN
+    return tool_rotation(yaw)
 
 
 def tool_yaw(rotation: Array) -> float:
@@ -53,6 +62,14 @@ def tool_yaw(rotation: Array) -> float:
     """
     flat = rotation.ravel()
     return math.atan2(-flat[1], flat[4])
+
+
+def tool_pitch(rotation: Array) -> float:
+    """How far a tool frame tilts from pointing down (rad) toward the direction its yaw faces."""
+    flat = rotation.ravel()
+    yaw = math.atan2(-flat[1], flat[4])
+    ahead = flat[2] * math.cos(yaw) + flat[5] * math.sin(yaw)  # the tool z axis along (cos, sin)
+    return math.atan2(ahead, -flat[8])
 
 
 def _rotation_error(target: Array, current: Array, out: Array | None = None) -> Array:

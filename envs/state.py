@@ -217,6 +217,8 @@ class WorldState:
     table_z: float = 0.0
     grippers: Mapping[str, GripperState] = field(default_factory=dict)
     """Every arm's claw by arm name (``gripper`` is the acting arm's); empty where unknown."""
+    arm: str | None = None
+    """The acting arm's name (``gripper``'s), where known."""
 
     def __post_init__(self) -> None:
         for key, obj in self.objects.items():

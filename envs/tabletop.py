@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 import gymnasium as gym
@@ -11,7 +11,7 @@ import mujoco
 import numpy as np
 from gymnasium import spaces
 
-from claw.envs.arms import ARM_PREFIX, ArmContext, Lockstep, arm_names
+from claw.envs.arms import ARM_PREFIX, ArmContext, Lockstep, arm_base, arm_names
 from claw.envs.model import ObjectModel, build_model
 from claw.envs.objects import inner_half_width
 from claw.envs.predicates import GoalResult, Predicate, check_objects, evaluate_goal, parse_goal
@@ -336,18 +336,37 @@ class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
         """The IK of the arm the caller drives."""
         return self.iks[self.arms.current]
 
-    def parallel(self, jobs: Mapping[str, Callable[[], Any]]) -> dict[str, Any]:
+    def arm_base(self, arm: str | None = None) -> tuple[float, float]:
+        """Where ``arm``'s base (the caller's arm's by default) stands on the table (x, y)."""
+        return arm_base(arm or self.arms.current, len(self.arms.arms))[:2]
+
+    def parallel(
+        self,
+        jobs: Mapping[str, Callable[[], Any]],
+        busy: Mapping[str, Iterable[str]] | None = None,
+    ) -> dict[str, Any]:
         """Run one controller per arm (``arm -> function``) at the same time in this simulation.
 
         Each function drives its arm through :meth:`actuate` (skills do), and the physics
-        advances when every arm has asked it to (:class:`~claw.envs.arms.Lockstep`).
+        advances when every arm has asked it to (:class:`~claw.envs.arms.Lockstep`). ``busy``
+        names the objects each arm works with: the other arms' waits for rest leave them out.
 
         Raises:
             ValueError: an arm the scene does not have.
         """
         for arm in jobs:
             self.arms.check(arm)
-        return Lockstep(self.arms, self._advance).run(jobs)
+        return Lockstep(self.arms, self._advance).run(jobs, busy)
+
+    def object_speeds_here(self) -> np.ndarray:
+        """:meth:`object_speeds` of the objects the caller's lane may wait on: all but those
+        the other lanes work with."""
+        speeds = self.object_speeds()
+        busy = self.arms.others_busy
+        if not busy:
+            return speeds
+        keep = [i for i, name in enumerate(self.object_names) if name not in busy]
+        return speeds[keep]
 
     def _set_arm_targets(self, targets: np.ndarray) -> None:
         robot = self.robot
@@ -428,7 +447,8 @@ class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
                 color=obj.color,
             )
         grippers = {arm: self._gripper_state(arm) for arm in self.arms.arms}
-        return WorldState(objects=objects, gripper=grippers[self.arms.current], grippers=grippers)
+        arm = self.arms.current
+        return WorldState(objects=objects, gripper=grippers[arm], grippers=grippers, arm=arm)
 
     def _gripper_state(self, arm: str) -> GripperState:
         touching = self.finger_contacts(arm)

@@ -9,8 +9,8 @@ from claw.envs.state import WorldState
 
 
 def held_object(world: WorldState) -> str | None:
-    """The object the claw holds now (measured: ``holding`` holds), if any."""
-    held = held_objects(world)
+    """The object the acting claw holds now (measured: ``holding`` holds), if any."""
+    held = held_objects(world, world.arm)
     return held[0] if held else None
 
 

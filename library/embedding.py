@@ -27,7 +27,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from claw.envs.objects import COLORS
+from claw.envs.objects import COLORS, OBJECT_TYPES
 
 PARAPHRASES_FILE = Path(__file__).with_name("paraphrases.yaml")
 DEFAULT_EMBEDDER = "minilm"
@@ -76,7 +76,9 @@ def load_paraphrases(
 
 _COLORS = "|".join((*COLORS, "grey"))
 _SIZES = "small|big|large|tiny"
-_OBJECT_NAME = re.compile(rf"\b(?:{_COLORS})_(?:block|box)(?:_\d+)?\b", re.IGNORECASE)
+_OBJECT_NAME = re.compile(
+    rf"\b(?:{_COLORS})_(?:{'|'.join(OBJECT_TYPES)})(?:_\d+)?\b", re.IGNORECASE
+)
 _OBJECT_PHRASE = re.compile(
     r"\b(?:(?:the|a|an|that|this)\s+)?(?:blocks?|cubes?|box(?:es)?|bins?|one)\b", re.IGNORECASE
 )

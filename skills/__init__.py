@@ -7,7 +7,16 @@ Importing this package registers the built-in skills::
     result = get_skill("pick")(env.unwrapped, object="red_block")
 """
 
-from claw.skills import basic, learned, learned_grasp, pick, place, push  # noqa: F401  (register)
+from claw.skills import (  # noqa: F401  (register)
+    basic,
+    handover,
+    learned,
+    learned_grasp,
+    lift,
+    pick,
+    place,
+    push,
+)
 from claw.skills.base import (
     ObjectName,
     Skill,

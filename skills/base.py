@@ -93,6 +93,8 @@ class Skill(ABC, Generic[P]):
     implementation: ClassVar[str] = "controller"
     examples: ClassVar[tuple[str, ...]] = ()
     """Phrases a person might use for this skill (for retrieval)."""
+    arms: ClassVar[int] = 1
+    """How many arms the skill needs (a scene with fewer does not offer it)."""
 
     def prepare(self) -> None:
         """Load what the skill needs before anything moves (a policy's weights).
@@ -158,8 +160,11 @@ def register_skill(cls: S) -> S:
     return cls
 
 
-def skill_names() -> list[str]:
-    """Names of the registered skills, sorted."""
+def skill_names(arms: int | None = None) -> list[str]:
+    """Names of the registered skills, sorted; with ``arms``, those a scene of that many arms
+    offers (a skill needing two arms is not offered with one)."""
+    if arms is not None:
+        return [n for n in skill_names() if min(c.arms for c in _REGISTRY[n].values()) <= arms]
     return sorted(_REGISTRY)
 
 

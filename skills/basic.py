@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -27,6 +28,26 @@ def result(
         reason="" if success else reason,
         sim_seconds=round(claw.elapsed, 4),
         touched=sorted(claw.touched),
+        details=details,
+    )
+
+
+def arms_result(
+    skill: Skill[Any],
+    env: TabletopEnv,
+    start: float,
+    claws: Iterable[Claw],
+    success: bool,
+    reason: str = "",
+    **details: object,
+) -> SkillResult:
+    """A ``SkillResult`` of a skill that drove several claws, timed from ``start`` (sim s)."""
+    return SkillResult(
+        skill=skill.name,
+        success=success,
+        reason="" if success else reason,
+        sim_seconds=round(float(env.data.time) - start, 4),
+        touched=sorted({name for claw in claws for name in claw.touched}),
         details=details,
     )
 

@@ -1,7 +1,8 @@
 """Motion for controller skills: minimum-jerk paths of the tool point, IK, PD through actuators.
 
 A :class:`Claw` drives a :class:`~claw.envs.TabletopEnv` at 50 Hz: each control period it
-interpolates a minimum-jerk path of the tool point (position and yaw, claw pointing down), solves
+interpolates a minimum-jerk path of the tool point (position, yaw, and a tilt from pointing down:
+0 unless a skill asks, as a handover's receiving claw does), solves
 the damped least-squares IK for the six joints, and hands the joint targets to the position
 actuators (the joints' PD loops). It watches contacts to know what the claw touched and whether
 both fingers hold something.
@@ -15,17 +16,25 @@ from dataclasses import dataclass
 import numpy as np
 
 from claw.envs.geometry import wrap_angle
-from claw.envs.robot import FINGER_JOINTS, MAX_HALF_OPENING, PAD_CLEARANCE, down_rotation, tool_yaw
+from claw.envs.robot import (
+    FINGER_JOINTS,
+    MAX_HALF_OPENING,
+    PAD_CLEARANCE,
+    tool_pitch,
+    tool_rotation,
+    tool_yaw,
+)
 from claw.envs.state import SETTLED_SPEED
 from claw.envs.tabletop import TabletopEnv
 
 CONTROL_SUBSTEPS = 10  # physics steps per control period: 50 Hz at the 2 ms timestep
 MAX_SPEED = 0.5  # m/s, peak tool-point speed along a path
-MAX_YAW_RATE = 2.5  # rad/s, peak yaw rate
+MAX_YAW_RATE = 2.5  # rad/s, peak turning rate (yaw or tilt)
 MIN_DURATION = 0.15  # s, shortest path
 REACH_TOLERANCE = 0.002  # m, IK error above which a target counts as out of reach
 SETTLE_TOLERANCE = 0.002  # m, tool-point error at which a motion has arrived
 SETTLE_TIME = 1.5  # s: the longest a skill waits for the scene to come to rest before judging
+TILTED = 0.05  # rad: a claw tilted less than this from pointing down counts as pointing down
 ARM_STILL = 0.02  # rad/s (m/s for the fingers): joint speeds at which the claw counts as still
 
 
@@ -52,6 +61,9 @@ class Claw:
         self.ik = env.ik
         self.q = self.data.ctrl[self.robot.arm_actuators].copy()
         self.grip_target = float(self.data.ctrl[self.robot.gripper_actuator])
+        tilt = tool_pitch(self.ik.tool_pose(self.q)[1])
+        self.pitch = tilt if abs(tilt) > TILTED else 0.0
+        """The commanded tilt from pointing down (rad): 0 unless a skill tilts the claw."""
         self.start_time = float(self.data.time)
         self.touched: set[str] = set()
         finger_geoms = np.zeros(self.model.ngeom, dtype=bool)
@@ -106,14 +118,18 @@ class Claw:
                 if obj >= 0:
                     self.touched.add(self.env.object_names[obj])
 
-    def solve(self, position: np.ndarray, yaw: float) -> tuple[np.ndarray, float]:
-        """Joint positions for the tool pose (claw down) near the current targets, and the error."""
-        q, pos_err, _ = self.ik.solve(position, down_rotation(yaw), self.q, max_iterations=60)
+    def solve(
+        self, position: np.ndarray, yaw: float, pitch: float = 0.0
+    ) -> tuple[np.ndarray, float]:
+        """Joint positions for the tool pose (claw down unless tilted by ``pitch``) near the
+        current targets, and the position error."""
+        rotation = tool_rotation(yaw, pitch)
+        q, pos_err, _ = self.ik.solve(position, rotation, self.q, max_iterations=60)
         return q, pos_err
 
-    def reachable(self, position: np.ndarray, yaw: float) -> bool:
-        """True when the claw can reach ``position`` pointing down at ``yaw``."""
-        return self.solve(np.asarray(position, dtype=float), yaw)[1] <= REACH_TOLERANCE
+    def reachable(self, position: np.ndarray, yaw: float, pitch: float = 0.0) -> bool:
+        """True when the claw can reach ``position`` at ``yaw`` (pointing down, or tilted)."""
+        return self.solve(np.asarray(position, dtype=float), yaw, pitch)[1] <= REACH_TOLERANCE
 
     def move(
         self,
@@ -122,23 +138,28 @@ class Claw:
         speed: float = MAX_SPEED,
         settle_time: float = 1.0,
         tolerance: float = SETTLE_TOLERANCE,
+        pitch: float | None = None,
     ) -> Arrival:
-        """Move the tool point along a minimum-jerk path, claw down; then wait to arrive."""
+        """Move the tool point along a minimum-jerk path to ``position``, turning to ``yaw`` and
+        tilting to ``pitch`` (each kept when ``None``; the claw starts pointing down); then
+        wait to arrive."""
         start, start_yaw = self.target_pose()
+        start_pitch = self.pitch
         goal = np.asarray(position, dtype=float)
-        goal_yaw = start_yaw if yaw is None else yaw
-        turn = wrap_angle(goal_yaw - start_yaw)
+        turn = wrap_angle((start_yaw if yaw is None else yaw) - start_yaw)
+        tilt = (start_pitch if pitch is None else pitch) - start_pitch
         distance = float(np.linalg.norm(goal - start))
-        duration = max(MIN_DURATION, 1.875 * distance / speed, 1.875 * abs(turn) / MAX_YAW_RATE)
+        rotation = max(abs(turn), abs(tilt))
+        duration = max(MIN_DURATION, 1.875 * distance / speed, 1.875 * rotation / MAX_YAW_RATE)
         period = CONTROL_SUBSTEPS * self.model.opt.timestep
         steps = max(1, math.ceil(duration / period))
         for k in range(1, steps + 1):
             s = min_jerk(k / steps)
-            self.q, _ = self.ik.solve(
-                start + s * (goal - start), down_rotation(start_yaw + s * turn), self.q, 3
-            )[:2]
+            orientation = tool_rotation(start_yaw + s * turn, start_pitch + s * tilt)
+            self.q = self.ik.solve(start + s * (goal - start), orientation, self.q, 3)[0]
             self._advance()
-        self.q, _ = self.solve(goal, start_yaw + turn)
+        self.pitch = start_pitch + tilt
+        self.q, _ = self.solve(goal, start_yaw + turn, self.pitch)
         return self.settle(goal, settle_time, tolerance)
 
     def settle(self, goal: np.ndarray, max_time: float, tolerance: float) -> Arrival:
@@ -201,7 +222,7 @@ class Claw:
     def still(self, speed: float = SETTLED_SPEED, arm: bool = False) -> bool:
         """True when every object moves slower than ``speed`` (m/s) and, with ``arm``, the arm's
         and the fingers' joints turn slower than ``ARM_STILL`` (rad/s, m/s)."""
-        speeds = self.env.object_speeds()
+        speeds = self.env.object_speeds_here()
         if speeds.size and float(np.max(speeds)) >= speed:
             return False
         if arm:

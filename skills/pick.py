@@ -31,6 +31,10 @@ FINGER_FOOTPRINT = (0.011, 0.008)  # half extents (m) of a finger seen from abov
 APPROACH_CLEARANCE = 0.06  # m above everything when moving across the table
 TIGHT_GRASP_MARGIN = 0.014  # m opened beyond it where the wider opening has no room (in a box)
 FINGER_GAP = 0.004  # m kept between an open finger and anything it must not touch
+# m: the longest object one claw lifts. A rule, not the physics (a claw at a bar's middle
+# holds it level here): a long object is lifted with both arms (lift_together), as real long or
+# heavy parts are.
+ONE_CLAW_LENGTH = 0.12
 
 
 def safe_height(world: WorldState, exclude: str | None = None) -> float:
@@ -143,6 +147,11 @@ def object_width(obj: ObjectState) -> float:
     return 2.0 * float(min(obj.half_extents[0], obj.half_extents[1]))
 
 
+def object_length(obj: ObjectState) -> float:
+    """The object's longest side seen from above (m)."""
+    return 2.0 * float(max(obj.half_extents[0], obj.half_extents[1]))
+
+
 class PickParams(SkillParams):
     object: ObjectName
 
@@ -183,10 +192,15 @@ class Pick(Skill[PickParams]):
                 f"{obj.name} is too wide for the claw ({object_width(obj) * 100:.1f} cm; "
                 f"it grasps up to {MAX_GRASP_WIDTH * 100:.1f} cm)"
             ]
+        if object_length(obj) > ONE_CLAW_LENGTH:
+            return [
+                f"{obj.name} is {object_length(obj) * 100:.0f} cm long; one claw lifts up to "
+                f"{ONE_CLAW_LENGTH * 100:.0f} cm: lift it with both arms (lift_together)"
+            ]
         above = supported_by(world, obj.name)
         if above:
             return [f"{', '.join(above)} is on {obj.name}; move it first"]
-        if not in_reach(obj.position[0], obj.position[1]):
+        if not in_reach(obj.position[0], obj.position[1], env.arm_base()):
             return [f"{obj.name} is out of reach at ({obj.position[0]:.2f}, {obj.position[1]:.2f})"]
         return []
 
@@ -229,7 +243,7 @@ class Pick(Skill[PickParams]):
         claw.move(np.array([x, y, travel]), yaw, speed=0.3)
         claw.wait(0.1)
         settled = claw.wait_settled(arm=True)
-        check = evaluate(Predicate.of("holding", obj.name), env.world_state())
+        check = evaluate(Predicate.of("holding", obj.name, env.arms.current), env.world_state())
         if not check.holds:
             reason = f"{obj.name} slipped during lift ({check.reason})"
         else:

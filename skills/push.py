@@ -110,12 +110,17 @@ def obstacle(world: WorldState, obj: ObjectState, plan: PushPlan, goal: np.ndarr
 
 
 def push_problem(
-    world: WorldState, obj: ObjectState, direction: str, distance: float
+    world: WorldState,
+    obj: ObjectState,
+    direction: str,
+    distance: float,
+    base: tuple[float, float] = (0.0, 0.0),
 ) -> str | None:
-    """Why ``obj`` cannot be pushed ``distance`` along ``direction`` from where it is (its goal
-    out of reach, something in the way of it or of the claw), or ``None``."""
+    """Why ``obj`` cannot be pushed ``distance`` along ``direction`` from where it is by the arm
+    standing at ``base`` (its goal out of reach, something in the way of it or of the claw), or
+    ``None``."""
     goal = obj.xy + distance * np.array(DIRECTIONS[direction])
-    if not in_reach(float(goal[0]), float(goal[1])):
+    if not in_reach(float(goal[0]), float(goal[1]), base):
         return f"target out of reach: {obj.name} would end at ({goal[0]:.2f}, {goal[1]:.2f})"
     blocker = obstacle(world, obj, plan_push(obj, direction), goal)
     if blocker is not None:
@@ -199,7 +204,7 @@ class Push(Skill[PushParams]):
         held = held_object(world)
         if held is not None:
             return [f"the claw holds {held}; place it before pushing"]
-        problem = push_problem(world, obj, params.direction, params.distance)
+        problem = push_problem(world, obj, params.direction, params.distance, env.arm_base())
         return [] if problem is None else [problem]
 
     def execute(self, env: TabletopEnv, params: PushParams) -> SkillResult:
