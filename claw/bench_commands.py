@@ -1,4 +1,4 @@
-"""``claw bench env|skills|library|policy|planner|words``: speed and success figures."""
+"""``claw bench env|skills|two-arm|library|policy|planner|words``: speed and success figures."""
 
 from __future__ import annotations
 
@@ -217,6 +217,25 @@ def bench_words_command(
         if row.mistakes:
             wrong = ", ".join(f"{w.word} -> {w.got}" for w in row.mistakes)
             out.print(f"{row.name} matched wrongly: {wrong}", markup=False)
+
+
+@bench_app.command("two-arm")
+def bench_two_arm_command(
+    episodes: Annotated[int, typer.Option(min=1, help="Seeded episodes per task.")] = 40,
+    seed: Annotated[
+        int, typer.Option(callback=seed_callback, help="Seed of the first episode.")
+    ] = 0,
+    as_json: JsonFlag = False,
+) -> None:
+    """Handover, joint lift, and two pick-and-places in parallel vs one after the other."""
+    with errors(as_json):
+        from claw.skills.bench_two_arms import bench_two_arms, describe
+
+        result = bench_two_arms(episodes=episodes, seed=seed)
+    if as_json:
+        print(result.model_dump_json())
+    else:
+        table("claw bench two-arm", describe(result))
 
 
 @bench_app.command("library")

@@ -39,6 +39,7 @@ from claw.output import (
 )
 
 if TYPE_CHECKING:
+    from claw.envs import TabletopEnv
     from claw.runtime import Planner as PlannerType
     from claw.runtime import RunResult
 
@@ -71,18 +72,15 @@ class LiveView:
         from rich.console import Console
 
         self.console = Console()
+        self.env: TabletopEnv | None = None
+        """The run's env, once made: a two-arm plan is shown as its lanes."""
 
     def __call__(self, kind: str, payload: Any) -> None:
         if kind in ("plan", "replan"):
             title = "plan" if kind == "plan" else "new plan after the failure"
             goal = markup(", ".join(map(str, payload.goal)) or "(none)")
             self.console.print(f"[bold]{title}[/bold]: goal {goal}{_read_as(payload)}")
-            marks = {w.after: w for w in payload.waypoints}
-            for i, call in enumerate(payload.steps, 1):
-                self.console.print(f"  {i}. {markup(call)}")
-                if i in marks:
-                    waypoint = ", ".join(map(str, marks[i].goal))
-                    self.console.print(f"     then check: {markup(waypoint)}")
+            self._steps(payload)
         elif kind == "step" and payload.error is None:  # an error is reported once, at the end
             mark = "[green]✓[/green]" if payload.success else "[red]✗[/red]"
             args = ", ".join(f"{k}={v!r}" for k, v in payload.args.items())
@@ -93,6 +91,31 @@ class LiveView:
             for item in payload.results:
                 mark = "[green]✓[/green]" if item.holds else "[red]✗[/red]"
                 self.console.print(f"  {mark} {markup(f'{item.predicate}: {item.reason}')}")
+
+    def _steps(self, plan: Any) -> None:
+        """The plan's numbered steps; where two arms run at the same time, one line per arm."""
+        from claw.skills.lanes import ARM_ARG, call_arm, plan_stages
+
+        marks = {w.after: w for w in plan.waypoints}
+        steps = plan.steps
+        stages = [[i] for i in range(len(steps))]
+        if self.env is not None:
+            stages = plan_stages(self.env, steps)
+        for stage in stages:
+            arms = list(dict.fromkeys(call_arm(steps[i].args) for i in stage))
+            if len(arms) < 2:
+                for i in stage:
+                    self.console.print(f"  {i + 1}. {markup(steps[i])}")
+            else:
+                self.console.print("  at the same time:")
+                for arm in arms:
+                    for i in (i for i in stage if call_arm(steps[i].args) == arm):
+                        args = {k: v for k, v in steps[i].args.items() if k != ARM_ARG}
+                        shown = steps[i].model_copy(update={"args": args})
+                        self.console.print(f"    {arm:>5} {i + 1}. {markup(shown)}")
+            if stage[-1] + 1 in marks:
+                waypoint = ", ".join(map(str, marks[stage[-1] + 1].goal))
+                self.console.print(f"     then check: {markup(waypoint)}")
 
     def result(self, result: RunResult) -> None:
         """The verdict on stdout; an error is not repeated here (it goes to stderr once)."""
@@ -248,6 +271,8 @@ def _run(
 
     with Session(scene, video=video, viewer=viewer) as session:
         session.reset(seed)
+        if events.view is not None:
+            events.view.env = session.env
         result = run_instruction(
             session.env,
             instruction,

@@ -45,10 +45,13 @@ def derive_steps(plan: Plan, world: WorldState) -> Plan:
     return Plan(goal=plan.goal, steps=[*before, *derived, *after])
 
 
-def goal_vocabulary(objects: Sequence[str]) -> list[str]:
+def goal_vocabulary(objects: Sequence[str], arms: Sequence[str] = ()) -> list[str]:
     """Every goal predicate over ``objects`` a model may state in goal mode (no ``stacked``: a
-    tower is its ``on`` predicates)."""
+    tower is its ``on`` predicates); with two ``arms``, each arm's ``holding`` and ``level``."""
     found = [f"holding({a})" for a in objects]
+    if len(arms) > 1:
+        found += [f"holding({a}, {arm})" for a in objects for arm in arms]
+        found += [f"level({a})" for a in objects]
     found += [f"at({a}, {region})" for a in objects for region in REGIONS]
     binary = [name for name, arity in PREDICATES.items() if arity == (2, 2) and name != "at"]
     found += [f"{name}({a}, {b})" for name in binary for a in objects for b in objects if a != b]

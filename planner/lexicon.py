@@ -29,6 +29,9 @@ TYPE_WORDS = {
     "cupboards": "box", "shelf": "box", "shelves": "box", "slider": "box", "plate": "box",
     "plates": "box", "dish": "box", "dishes": "box", "pot": "box", "pots": "box", "pan": "box",
     "pans": "box", "sink": "box",
+    # Long objects (two-arm scenes); "stick" is a verb here.
+    "bar": "bar", "bars": "bar", "rod": "bar", "rods": "bar", "beam": "bar", "beams": "bar",
+    "plank": "bar", "planks": "bar", "pole": "bar", "poles": "bar",
 }  # fmt: skip
 HELD_WORDS = ("grasped", "held", "picked", "lifted", "grabbed", "gripped", "chosen", "selected")
 """Before a noun, the object an earlier request took ("the grasped block": the one named last)."""
@@ -51,6 +54,10 @@ COLOR_WORDS = {c: c for c in COLORS} | {
 }
 # Colours no object here has: read as colours, so that "the white bowl" is an unknown object.
 OTHER_COLORS = ("white", "black")
+
+# Two-arm scenes (claw.planner.arms): what names an arm, and the verbs that pass an object to one.
+ARM_NOUNS = ("arms", "arm", "hands", "hand", "claws", "claw", "grippers", "gripper")
+HANDOVER_VERBS = ("hand over", "hand", "pass", "give", "transfer", "move", "put", "bring")
 
 PLACE_VERBS = ("put", "place", "move", "set", "drop", "stick", "position", "lay", "bring",
                "transfer", "relocate", "carry", "deposit", "load", "throw", "toss", "insert",

@@ -32,6 +32,7 @@ from claw.envs.tabletop import TabletopEnv
 from claw.library import SkillLibrary
 from claw.library.composite import CompositeBody
 from claw.library.composites import Composites
+from claw.planner.arms import with_arms
 from claw.planner.base import Planner, PlannerPair, Reader
 from claw.planner.completion import ModelClient, ModelSettings, Usage
 from claw.planner.exceptions import InvalidPlanError, PlannerUnavailableError
@@ -177,11 +178,11 @@ class LLMPlanner(ModelClient):
         """``max_tokens`` as set, else as long as a plan of ``max_steps`` steps needs."""
         return self.max_tokens or answer_tokens(self.max_steps)
 
-    def _catalogue(self, instruction: str) -> list[str]:
+    def _catalogue(self, instruction: str, arms: int) -> list[str]:
         """The skills the prompt lists: all of them, in the registry's order, while there are
         at most ``top_k`` (then the system prompt is the same for every instruction, and a
         provider's prompt cache applies); else the ``top_k`` the library retrieves for it."""
-        names = skill_names()
+        names = skill_names(arms)
         if len(names) <= self.top_k:
             return names
         try:
@@ -223,8 +224,8 @@ class LLMPlanner(ModelClient):
             InvalidPlanError: no usable plan after the repairs.
             PlannerUnavailableError: the model could not be reached or used.
         """
-        skills = self._catalogue(instruction)
-        goals = goal_vocabulary(env.object_names) if self.mode == "goal" else None
+        skills = self._catalogue(instruction, len(env.arms.arms))
+        goals = goal_vocabulary(env.object_names, env.arms.arms) if self.mode == "goal" else None
         self.offered = self._offer_composites(instruction)
         self.schema = plan_schema(
             skills,
@@ -232,6 +233,7 @@ class LLMPlanner(ModelClient):
             self.max_steps,
             goals,
             [(name, body.params) for name, _, body in self.offered],
+            env.arms.arms,
         )
         offer = ""
         if self.offered:
@@ -336,9 +338,11 @@ class LLMPlanner(ModelClient):
         goal, errors = read_goal(reply.goal, env.object_names)
         plan = Plan(goal=goal, steps=reply.steps)
         errors += plan_problems(plan, env, self.composites)
-        if not errors and uses_goal(self.mode, plan):
+        if not errors:
             try:  # goal mode: the steps that reach the goal are the symbolic generator's
-                plan = derive_steps(plan, env.world_state())
+                world = env.world_state()
+                plan = derive_steps(plan, world) if uses_goal(self.mode, plan) else plan
+                plan = with_arms(plan, world)  # arms for the steps that name none
             except ClawError as exc:
                 errors.append(exc)
         if errors:

@@ -21,9 +21,12 @@ from the state as it now is (pushes that had not run yet are kept, at the end).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from claw.envs.predicates import Predicate
 from claw.envs.state import WorldState
 from claw.envs.tabletop import TabletopEnv
+from claw.planner.arms import ArmIntent, arm_goal, assign_arms, read_arm_phrases, with_arms
 from claw.planner.base import BasePlanner
 from claw.planner.forms import Segment
 from claw.planner.goals import ground_requests
@@ -50,11 +53,15 @@ class OfflinePlanner(BasePlanner):
         """
         world = env.world_state()
         seen = {f(n, world) for n in env.object_names for f in (color_of, type_of)}
+        text, intent = read_arm_phrases(instruction, env.arms.arms)
         reading = read_instruction(
-            instruction, seen, lambda requests: ground_requests(requests, env.object_names, world)
+            text, seen, lambda requests: ground_requests(requests, env.object_names, world)
         )
         grounding = ground_requests(reading.requests, env.object_names, world)
-        plan = write_plan(grounding.segments, world, grounding.goal)
+        segments = [replace(s, goals=arm_goal(s.goals, intent, world)) for s in grounding.segments]
+        plan = with_arms(
+            write_plan(segments, world, arm_goal(grounding.goal, intent, world)), world, intent
+        )
         if reading.ignored or reading.corrected:
             notes = ReadingNotes(ignored=list(reading.ignored), corrected=dict(reading.corrected))
             plan.reading = notes
@@ -71,11 +78,12 @@ class OfflinePlanner(BasePlanner):
         object is not a goal the planner can check).
         """
         segments = [Segment(w.goal, waypoints=w.goal) for w in plan.waypoints]
-        replanned = write_plan([*segments, Segment(plan.goal)], env.world_state(), plan.goal)
+        world = env.world_state()
+        replanned = with_arms(write_plan([*segments, Segment(plan.goal)], world, plan.goal), world)
         if failure is not None:
             replanned.steps.extend(c for c in plan.steps[failure.step :] if c.skill == "push")
         return replanned
 
     def steps(self, goal: list[Predicate], world: WorldState) -> list[SkillCall]:
         """Skill calls that reach ``goal`` from ``world``, skipping what already holds."""
-        return write_steps([Segment(goal)], world, goal)
+        return assign_arms(write_steps([Segment(goal)], world, goal), world, goal, ArmIntent())

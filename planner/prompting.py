@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from claw.common.exceptions import ClawError
 from claw.envs.exceptions import UnknownObjectError
 from claw.envs.objects import name_parts
-from claw.envs.predicates import Predicate, evaluate, predicate_signatures
+from claw.envs.predicates import Predicate, evaluate, held_objects, predicate_signatures
 from claw.envs.tabletop import TabletopEnv
 from claw.envs.world import held_object
 from claw.planner.exceptions import AmbiguousError, UnparseableError, UnsupportedError
@@ -92,8 +92,13 @@ def describe_scene(env: TabletopEnv) -> str:
         named = obj.color is None or name_parts(name) == (obj.color, obj.type)
         kind = "" if named else f", a {obj.color} {obj.type}"  # a name given in the scene spec
         lines.append(f"- {name}{kind} ({x}, {y}, {z}){where}")
-    lines.append(f"held: {held_object(world) or 'nothing'}")
-    return "\n".join(lines)
+    if len(world.grippers) < 2:
+        lines.append(f"held: {held_object(world) or 'nothing'}")
+        return "\n".join(lines)
+    held = (f"{arm}: {next(iter(held_objects(world, arm)), 'nothing')}" for arm in world.grippers)
+    lines.append(f"held: {'; '.join(held)}")
+    bases = ", ".join(f"{arm} at {env.arm_base(arm)}" for arm in world.grippers)
+    return "\n".join(lines) + "\n\n" + template("two_arms").format(arms=bases)
 
 
 def describe_skills(names: list[str]) -> str:

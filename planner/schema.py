@@ -20,6 +20,7 @@ from claw.library.composite import object_type
 from claw.planner.completion import ModelSettings
 from claw.planner.prompting import PlanError
 from claw.skills.base import ObjectRef, RegionRef, get_skill
+from claw.skills.lanes import ARM_ARG
 
 MAX_MESSAGE = 300
 """The longest reason a model may give for declining (a bound a grammar can enforce)."""
@@ -39,10 +40,12 @@ def plan_schema(
     max_steps: int,
     goals: Sequence[str] | None = None,
     composites: Sequence[tuple[str, Mapping[str, str]]] = (),
+    arms: Sequence[str] = (),
 ) -> dict[str, Any]:
     """The JSON schema of an answer (goal, steps, error) for a scene with ``objects``; with
     ``goals``, the goal's predicates are one of those (goal mode); ``composites`` (name, typed
-    parameters) are offered as steps too, each parameter an object of its type or a region."""
+    parameters) are offered as steps too, each parameter an object of its type or a region;
+    with two ``arms``, each step may name its arm."""
     longest = max((len(o) for o in objects), default=0)
     predicate = len("not(stacked())") + len(objects) * (longest + 2)  # the longest a goal can be
     goal = (
@@ -65,7 +68,7 @@ def plan_schema(
             "steps": {
                 "type": "array",
                 "items": {
-                    "anyOf": [_step(name, list(objects)) for name in skills]
+                    "anyOf": [_step(name, list(objects), arms) for name in skills]
                     + [_composite_step(name, params, objects) for name, params in composites]
                 },
                 "maxItems": max_steps,
@@ -77,14 +80,18 @@ def plan_schema(
     }
 
 
-def _step(name: str, objects: list[str]) -> dict[str, Any]:
-    """One skill's branch: its name, and its parameters narrowed to the scene."""
-    params = get_skill(name).Params
+def _step(name: str, objects: list[str], arms: Sequence[str] = ()) -> dict[str, Any]:
+    """One skill's branch: its name, and its parameters narrowed to the scene; with two
+    ``arms``, a one-arm skill's optional ``arm``."""
+    skill = get_skill(name)
+    params = skill.Params
     properties = params.model_json_schema().get("properties", {})
     args = {
         key: _param(properties[key], field.metadata, field.is_required(), objects)
         for key, field in params.model_fields.items()
     }
+    if len(arms) > 1 and skill.arms == 1:
+        args[ARM_ARG] = {"anyOf": [{"type": "string", "enum": list(arms)}, {"type": "null"}]}
     return _branch(name, args)
 
 

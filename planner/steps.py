@@ -92,6 +92,8 @@ class _StepWriter:
     def _reach(self, predicate: Predicate) -> None:
         """The steps for one goal predicate that does not hold yet."""
         name, args = predicate.name, list(predicate.args)
+        if name == "level":  # no step levels an object alone; a joint lift keeps it level
+            return
         if name == "holding":
             self._hold(args[0])
         elif name in TOWERS:

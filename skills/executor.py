@@ -1,4 +1,8 @@
-"""Run a list of skill calls: validate them all, run them in order, stop at the first failure."""
+"""Run a list of skill calls: validate them all, run them in order, stop at the first failure.
+
+In a two-arm scene, consecutive calls of the two arms that share no object or region run at the
+same time, one lane per arm (:mod:`claw.skills.lanes`).
+"""
 
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from claw.common.exceptions import ClawError
 from claw.envs.tabletop import TabletopEnv
+from claw.skills import lanes
 from claw.skills.base import (
     Skill,
     SkillParams,
@@ -19,10 +24,8 @@ from claw.skills.base import (
     skill_names,
 )
 from claw.skills.exceptions import InvalidParamsError
+from claw.skills.lanes import ARM_ARG
 from claw.skills.learned import PolicySkill, PolicySource
-
-ARM_ARG = "arm"
-"""Every call may name the arm that runs it (:mod:`claw.envs.arms`); the default arm otherwise."""
 
 
 class SkillCall(BaseModel):
@@ -77,6 +80,8 @@ PREFER_CHOICES: tuple[str, ...] = ("learned", "controller")
 
 Bound = tuple[Skill[Any], SkillParams]
 """A skill with its validated parameters, ready to run."""
+Group = tuple[SkillCall, str | None, list[SkillCall], list[Bound]]
+"""A call, the composite it names (``None`` for a skill), the calls it runs, and those bound."""
 
 
 class CompositeSource(Protocol):
@@ -173,8 +178,7 @@ def execute_calls(
             f"prefer must be one of {', '.join(PREFER_CHOICES)}, got {prefer!r}"
         )
     env = env.unwrapped  # type: ignore[assignment]
-    groups: list[tuple[SkillCall, str | None, list[SkillCall], list[Bound]]]
-    groups = []
+    groups: list[Group] = []
     for raw in calls:
         try:
             call = raw if isinstance(raw, SkillCall) else SkillCall.model_validate(raw)
@@ -199,22 +203,35 @@ def execute_calls(
         groups.append((call, key, steps, bound))
 
     results: list[SkillResult] = []
-    for call, key, steps, bound in groups:
-        ran: list[SkillResult] = []
-        for step, (skill, params) in zip(steps, bound, strict=True):
-            ran.append(_run_step(env, step, skill, params))
-            if not ran[-1].success:
-                break
-        results.append(ran[0] if key is None else _composite_result(call, key, ran, len(steps)))
-        if key is not None and composites is not None:
-            # a library that cannot be written: the use goes unrecorded
-            with contextlib.suppress(ClawError):
-                composites.record_use(key, results[-1].success)
-        if not results[-1].success:
+    both = [any(skill.arms > 1 for skill, _ in group[3]) for group in groups]
+    for stage in lanes.stages(env, [group[0].args for group in groups], both):
+        part = [groups[i] for i in stage]
+        arms = [lanes.call_arm(group[0].args) for group in part]
+        busy = lanes.busy_objects(env, [group[0].args for group in part], arms)
+        ran = lanes.run_stage(env, part, arms, lambda group: _run_group(env, group), busy)
+        for k, outcome in ran.items():
+            key = part[k][1]
+            if key is not None and composites is not None:
+                # a library that cannot be written: the use goes unrecorded
+                with contextlib.suppress(ClawError):
+                    composites.record_use(key, outcome.success)
+        results.extend(lanes.in_report_order(ran))
+        if len(ran) < len(part) or not all(r.success for r in ran.values()):
             break
     return ExecutionResult(
         steps=results, success=len(results) == len(groups) and all(s.success for s in results)
     )
+
+
+def _run_group(env: TabletopEnv, group: Group) -> SkillResult:
+    """Run one call (a composite's steps in turn, up to its first failure)."""
+    call, key, steps, bound = group
+    ran: list[SkillResult] = []
+    for step, (skill, params) in zip(steps, bound, strict=True):
+        ran.append(_run_step(env, step, skill, params))
+        if not ran[-1].success:
+            break
+    return ran[0] if key is None else _composite_result(call, key, ran, len(steps))
 
 
 def _check_arm(call: SkillCall, env: TabletopEnv) -> None:
@@ -236,7 +253,7 @@ def _run_step(
     """Run a bound step (its preconditions checked on the state first), named by its call;
     on the arm its ``arm`` argument names, else the default one."""
     arm = call.args.get(ARM_ARG)
-    if arm is None:
+    if arm is None or env.arms.lockstep is not None:  # a lane runs its own arm's calls
         outcome = skill.run(env, params)
     else:
         env.arms.bind(arm)

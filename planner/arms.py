@@ -1,0 +1,266 @@
+"""Two arms in a plan: which arm does each step, and the words that say which.
+
+The one-claw steps (:mod:`claw.planner.steps`) get an ``arm`` each (:func:`assign_arms`): a pick
+goes to a free arm that reaches the object, the nearer one first, preferring one that also
+reaches where the object goes next; when only the other arm reaches that place, the object is
+handed over in between (``handover``); a place goes to the arm holding the object; a push to an
+arm that reaches the object and where it ends. An object too long for one claw is lifted with
+both (``lift_together``). Calls of the two arms that share no object then run at the same time
+(:mod:`claw.skills.lanes`).
+
+In the instruction, arm phrases (:func:`read_arm_phrases`) say which arm: "to the other arm",
+"into the right hand" (the object ends in that claw: ``holding(a, arm)``, reached by a handover
+where another arm picks it), "with both arms" (``holding`` by each arm and ``level``), "with the
+left hand" (that arm first, where it reaches). A one-arm scene reads none of them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from claw.common.exceptions import ClawError
+from claw.envs.arms import arm_base
+from claw.envs.predicates import Predicate, held_objects
+from claw.envs.regions import in_reach, region_anchor
+from claw.envs.state import WorldState
+from claw.planner.exceptions import UnsupportedError
+from claw.planner.lexicon import ARM_NOUNS, HANDOVER_VERBS
+from claw.planner.plan import Plan
+from claw.skills.executor import SkillCall
+from claw.skills.lanes import ARM_ARG
+from claw.skills.pick import ONE_CLAW_LENGTH, object_length
+from claw.skills.push import DIRECTIONS
+
+_NOUN = "|".join(ARM_NOUNS)
+_TO_ARM = re.compile(
+    rf"\b(?:over\s+)?(?:to|into|in|across\s+to)\s+(?:the\s+|its\s+|your\s+)?"
+    rf"(other|left|right)\s+(?:{_NOUN})\b"
+)
+_WITH_ARMS = re.compile(
+    rf"\b(?:with|using|by|in)\s+(?:the\s+|its\s+|your\s+)?(both|two|left|right)\s+(?:{_NOUN})\b"
+)
+_HANDOVER_VERB = re.compile(rf"^\s*(?:please\s+)?(?:{'|'.join(HANDOVER_VERBS)})\b")
+
+
+@dataclass(frozen=True)
+class ArmIntent:
+    """What an instruction says of the arms: the arm its objects end in (``to``: left, right or
+    other), and the arms to use (``using``: left, right or both)."""
+
+    to: str | None = None
+    using: str | None = None
+
+
+def read_arm_phrases(text: str, arms: tuple[str, ...]) -> tuple[str, ArmIntent]:
+    """``text`` without its arm phrases, and what they say; with one arm, ``text`` as it is."""
+    if len(arms) < 2:
+        return text, ArmIntent()
+    lowered = text.lower()
+    to = _TO_ARM.search(lowered)
+    using = _WITH_ARMS.search(lowered)
+    for match in sorted((m for m in (to, using) if m), key=lambda m: -m.start()):
+        lowered = lowered[: match.start()] + lowered[match.end() :]
+    if to is not None:  # "hand the red block to the other arm": the arm ends holding it
+        lowered = _HANDOVER_VERB.sub("pick up", lowered, count=1)
+        lowered = re.sub(r"\bover\b", " ", lowered)
+    side = None if using is None else ("both" if using.group(1) == "two" else using.group(1))
+    return " ".join(lowered.split()), ArmIntent(to=to.group(1) if to else None, using=side)
+
+
+def long(world: WorldState, name: str) -> bool:
+    """Whether ``name`` is too long for one claw (two lift it together)."""
+    return object_length(world.get(name)) > ONE_CLAW_LENGTH
+
+
+def arm_goal(goal: list[Predicate], intent: ArmIntent, world: WorldState) -> list[Predicate]:
+    """``goal`` with its ``holding`` predicates naming arms, as ``intent`` and the objects'
+    lengths say: the arm named (``other``: not the one that holds or would pick it); both arms
+    and ``level`` for a long object or "with both arms"."""
+    arms = tuple(world.grippers)
+    if len(arms) < 2:
+        return goal
+    out: list[Predicate] = []
+    for predicate in goal:
+        if predicate.name != "holding" or len(predicate.args) > 1:
+            out.append(predicate)
+            continue
+        name = predicate.args[0]
+        if intent.using == "both" or long(world, name):
+            out += [Predicate.of("holding", name, arm) for arm in arms]
+            out.append(Predicate.of("level", name))
+        elif intent.to is not None:
+            out.append(Predicate.of("holding", name, _receiver(world, name, intent.to)))
+        else:
+            out.append(predicate)
+    return out
+
+
+def _receiver(world: WorldState, name: str, to: str) -> str:
+    if to != "other":
+        return to
+    holder = next((a for a in world.grippers if name in held_objects(world, a)), None)
+    giver = holder or _nearest(world, world.get(name).xy, tuple(world.grippers))
+    return next(a for a in world.grippers if a != giver)
+
+
+def _base(world: WorldState, arm: str) -> np.ndarray:
+    return np.array(arm_base(arm, len(world.grippers))[:2])
+
+
+def _reaches(world: WorldState, arm: str, xy: np.ndarray) -> bool:
+    base = arm_base(arm, len(world.grippers))
+    return in_reach(float(xy[0]), float(xy[1]), (base[0], base[1]))
+
+
+def _nearest(world: WorldState, xy: np.ndarray, arms: tuple[str, ...]) -> str:
+    return min(arms, key=lambda a: float(np.linalg.norm(_base(world, a) - xy)))
+
+
+class _ArmWriter:
+    """Arms given to one-claw steps, and the handovers and joint lifts they need."""
+
+    def __init__(self, world: WorldState, goal: list[Predicate], intent: ArmIntent) -> None:
+        self.world, self.intent = world, intent
+        self.arms = tuple(world.grippers)
+        self.held = {a: next(iter(held_objects(world, a)), None) for a in self.arms}
+        self.where = {name: obj.xy for name, obj in world.objects.items()}
+        self.wanted = {
+            p.args[0]: p.args[1] for p in goal if p.name == "holding" and len(p.args) == 2
+        }
+        self.calls: list[SkillCall] = []
+
+    def write(self, steps: list[SkillCall]) -> list[SkillCall]:
+        """The calls for ``steps``; ``produced[k]``: how many the first ``k + 1`` became."""
+        self.produced: list[int] = []
+        for k, call in enumerate(steps):
+            if ARM_ARG in call.args or call.skill in ("handover", "lift_together"):
+                self._given(call)
+            elif call.skill == "pick":
+                self._pick(call.args["object"], steps[k + 1] if k + 1 < len(steps) else None)
+            elif call.skill == "place":
+                self._place(call)
+            elif call.skill == "push":
+                self._push(call)
+            else:
+                self.calls.append(call)
+            self.produced.append(len(self.calls))
+        return self.calls
+
+    def _given(self, call: SkillCall) -> None:
+        """A call as written (its arm named, or a two-arm skill), what it leaves held noted."""
+        self.calls.append(call)
+        arm, name = call.args.get(ARM_ARG), call.args.get("object")
+        if call.skill == "lift_together":
+            self.held = dict.fromkeys(self.arms, str(name))
+        elif call.skill == "handover" and call.args.get("to") in self.held:
+            self.held = {a: (str(name) if a == call.args["to"] else None) for a in self.arms}
+        elif call.skill == "pick" and arm in self.held:
+            self.held[str(arm)] = str(name)
+        elif call.skill == "place" and arm in self.held:
+            self.held[str(arm)] = None
+
+    def _order(self, xy: np.ndarray, arms: tuple[str, ...]) -> list[str]:
+        """``arms`` that reach ``xy``, the preferred arm first, then the nearer."""
+        reaching = [a for a in arms if _reaches(self.world, a, xy)]
+        return sorted(
+            reaching,
+            key=lambda a: (
+                a != self.intent.using,
+                float(np.linalg.norm(_base(self.world, a) - xy)),
+            ),
+        )
+
+    def _pick(self, name: str, after: SkillCall | None) -> None:
+        if long(self.world, name):
+            if after is not None and after.skill == "place":
+                raise UnsupportedError(
+                    f"{name} is too long for one claw, and two claws do not place it together "
+                    "yet (lift_together lifts it)"
+                )
+            self.calls.append(SkillCall(skill="lift_together", args={"object": name}))
+            self.held = dict.fromkeys(self.arms, name)
+            return
+        free = tuple(a for a in self.arms if self.held[a] is None)
+        order = self._order(self.where[name], free)
+        if not order:
+            raise UnsupportedError(f"{name} is out of reach of every free arm")
+        goes = self._destination(after)
+        ends = self.wanted.get(name) if goes is None else None
+        picker = next((a for a in order if goes is None or _reaches(self.world, a, goes)), order[0])
+        if ends in order and (goes is None or _reaches(self.world, ends, goes)):
+            picker = ends
+        self.calls.append(SkillCall(skill="pick", args={"object": name, ARM_ARG: picker}))
+        self.held[picker] = name
+        receiver = ends
+        if goes is not None and not _reaches(self.world, picker, goes):
+            receiver = next((a for a in self._order(goes, self.arms) if a != picker), None)
+        if receiver is not None and receiver != picker:
+            self.calls.append(SkillCall(skill="handover", args={"object": name, "to": receiver}))
+            self.held[picker], self.held[receiver] = None, name
+
+    def _destination(self, call: SkillCall | None) -> np.ndarray | None:
+        """Where a place puts what it holds (its target object's place, or its region's)."""
+        if call is None or call.skill != "place":
+            return None
+        target = str(call.args.get("target", ""))
+        if target in self.where:
+            return self.where[target]
+        try:
+            return np.array(region_anchor(target))
+        except ClawError:
+            return None
+
+    def _place(self, call: SkillCall) -> None:
+        holder = next((a for a in self.arms if self.held[a] is not None), None)
+        if holder is None:
+            self.calls.append(call)
+            return
+        goes = self._destination(call)
+        name = self.held[holder]
+        assert name is not None
+        if goes is not None:
+            self.where[name] = goes
+        self.calls.append(call.model_copy(update={"args": {**call.args, ARM_ARG: holder}}))
+        self.held[holder] = None
+
+    def _push(self, call: SkillCall) -> None:
+        name = str(call.args["object"])
+        start = self.where[name]
+        step = np.array(DIRECTIONS[str(call.args["direction"])])
+        end = start + float(call.args["distance"]) * step
+        free = tuple(a for a in self.arms if self.held[a] is None) or self.arms
+        order = [a for a in self._order(start, free) if _reaches(self.world, a, end)]
+        arm = order[0] if order else _nearest(self.world, start, free)
+        self.where[name] = end
+        self.calls.append(call.model_copy(update={"args": {**call.args, ARM_ARG: arm}}))
+
+
+def assign_arms(
+    steps: list[SkillCall], world: WorldState, goal: list[Predicate], intent: ArmIntent
+) -> list[SkillCall]:
+    """``steps`` with an arm each, and handovers and joint lifts where they need them; in a
+    one-arm world, ``steps`` as they are.
+
+    Raises:
+        UnsupportedError: an object no free arm reaches, or a long object to be placed.
+    """
+    if len(world.grippers) < 2:
+        return steps
+    return _ArmWriter(world, goal, intent).write(steps)
+
+
+def with_arms(plan: Plan, world: WorldState, intent: ArmIntent | None = None) -> Plan:
+    """``plan`` with its steps given arms (:func:`assign_arms`), its waypoints kept after the
+    same steps."""
+    if len(world.grippers) < 2:
+        return plan
+    writer = _ArmWriter(world, plan.goal, intent or ArmIntent())
+    steps = writer.write(plan.steps)
+    waypoints = [
+        w.model_copy(update={"after": writer.produced[w.after - 1] if w.after else 0})
+        for w in plan.waypoints
+    ]
+    return plan.model_copy(update={"steps": steps, "waypoints": waypoints})
