@@ -43,6 +43,7 @@ def scene_show(
 
     with errors(as_json):
         from claw.common.outputs import check_apart, check_output_file
+        from claw.envs.arms import arm_names
         from claw.envs.scene import SceneSpec
 
         if image is not None:
@@ -65,8 +66,12 @@ def scene_show(
         }
         for p in placed
     ]
+    arms = [
+        {"name": arm, "base": [round(v, 4) for v in base[:2]]}
+        for arm, base in zip(arm_names(spec.arms), spec.arm_bases(), strict=True)
+    ]
     if as_json:
-        print(json.dumps({"scene": spec.name, "seed": seed, "objects": rows}))
+        print(json.dumps({"scene": spec.name, "seed": seed, "arms": arms, "objects": rows}))
         return
     from rich.console import Console
     from rich.table import Table
@@ -77,6 +82,10 @@ def scene_show(
     for row in rows:
         table.add_row(*("" if v is None else markup(v) for v in row.values()))
     Console().print(table)
+    if spec.arms > 1:
+        print(
+            "arms: " + ", ".join(f"{a['name']} at ({a['base'][0]}, {a['base'][1]})" for a in arms)
+        )
     if image is not None:
         print(f"image: {image}")
 

@@ -69,6 +69,18 @@ def _config_and_run_dir(
     return config, resume
 
 
+def _check_claw(config: TrainConfig, register: bool, demos: str | None) -> None:
+    """Refuse --register and --demos for a multi-agent example (it trains no claw)."""
+    from claw.envs.multi_agent import PARALLEL_ENVS
+
+    if config.env_id in PARALLEL_ENVS and (register or demos is not None):
+        flag = "--register" if register else "--demos"
+        raise ValueError(
+            f"{config.skill} trains a multi-agent example ({config.env_id}), not a claw: "
+            f"{flag} is for reach, push and pick"
+        )
+
+
 def train_command(
     skill: Annotated[str, typer.Argument(help="What to train: reach, push or pick.")],
     algo: Algo = None,
@@ -157,6 +169,7 @@ def train_command(
         config, run_dir = _config_and_run_dir(
             skill, algo, steps, n_envs, seed, hyperparams or [], runs_dir, out, resume, curriculum
         )
+        _check_claw(config, register, demos)
     if not as_json:
         typer.echo(f"run folder: {run_dir}  (tensorboard --logdir {run_dir / 'tb'})", err=True)
     command = "claw " + shlex.join(sys.argv[1:])
@@ -183,7 +196,7 @@ def train_command(
             "timesteps": result.timesteps,
             "wall_seconds": result.wall_seconds,
             "last_evaluation": result.evaluations[-1] if result.evaluations else None,
-            "policy": str(result.policy_dir),
+            "policy": str(result.policy_dir) if result.policy_dir.is_dir() else None,
         }
     if register:
         from claw.learning.register import register_policy

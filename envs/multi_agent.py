@@ -4,16 +4,20 @@ Each agent (``left``, ``right``) steers its own claw by tool-point deltas, as ``
 does with ``control="ee"`` (the claw pointing down), towards a target of its own drawn at reset on
 its side of the table. Observations are in the agent's own frame: the right arm's are mirrored
 across the table's centre line (y -> -y, and its actions' y back), so the two agents face the same
-problem and one policy can serve both (parameter sharing). The reward is joint: both agents get
-minus the sum of both distances, and -1 more for every step the two hands touch. An agent's
-episode ends when both claws are within ``SUCCESS_DISTANCE`` of their targets (``success`` in its
-info) or after ``max_steps``.
+problem and one policy can serve both (parameter sharing). An agent's episode ends when both
+claws are within ``SUCCESS_DISTANCE`` of their targets (``success`` in its info) or after
+``max_steps``; the two hands touching costs both agents 1 each step.
+
+The rest of the reward (``reward=``): ``"own"`` (the default) rewards each agent for its own
+claw, ``-10`` x its distance and ``+5`` while within ``SUCCESS_DISTANCE``; ``"team"`` gives both
+agents minus the sum of both distances.
 """
 
 from __future__ import annotations
 
 import functools
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Literal, get_args
 
 import numpy as np
 from gymnasium import spaces
@@ -28,7 +32,10 @@ TARGET_X = (0.30, 0.60)
 TARGET_SIDE_Y = (0.05, 0.40)  # m from the table's centre line, on the agent's own side
 TARGET_Z = (0.08, 0.30)
 MAX_TRANSLATION = 0.02  # m per step and axis at action 1
-OBS_SIZE = 12  # own tool point, own target, the other's tool point, the other's target
+# Own tool point; own target, own steering target (it leads the tool point by up to 4 cm) and
+# the other's tool point, each from own tool point; the other's target from its tool point.
+OBS_SIZE = 15
+Reward = Literal["own", "team"]
 # Nothing else on the table: one block out of both claws' way (a scene has at least one object).
 SCENE = {
     "name": "two_arm_reach",
@@ -47,7 +54,12 @@ class TwoArmReach(ParallelEnv[str, np.ndarray, np.ndarray]):
 
     metadata = {"name": "claw_two_arm_reach_v0", "render_modes": ["rgb_array"]}  # noqa: RUF012
 
-    def __init__(self, max_steps: int = 60, render_mode: str | None = None) -> None:
+    def __init__(
+        self, max_steps: int = 60, reward: Reward = "own", render_mode: str | None = None
+    ) -> None:
+        if reward not in get_args(Reward):
+            raise ValueError(f"reward must be 'own' or 'team', got {reward!r}")
+        self.reward = reward
         self.sim = TabletopEnv(SCENE, render_mode=render_mode, camera="top")
         self.possible_agents = list(arm_names(2))
         self.agents: list[str] = []
@@ -108,19 +120,27 @@ class TwoArmReach(ParallelEnv[str, np.ndarray, np.ndarray]):
             data.ctrl[robot.arm_actuators] = q
         self.sim.actuate()
         self._steps += 1
-        distance = sum(self._distance(arm) for arm in self.possible_agents)
-        reward = -distance - (1.0 if self._hands_touch() else 0.0)
-        success = all(self._distance(arm) < SUCCESS_DISTANCE for arm in self.possible_agents)
+        distances = {arm: self._distance(arm) for arm in self.possible_agents}
+        success = all(d < SUCCESS_DISTANCE for d in distances.values())
         truncated = self._steps >= self.max_steps
         agents = self.agents
         observations = self._observations()
         infos = {arm: self._info(arm) for arm in agents}
-        rewards = dict.fromkeys(agents, reward)
+        rewards = self._rewards(distances)
         terminations = dict.fromkeys(agents, success)
         truncations = dict.fromkeys(agents, truncated and not success)
         if success or truncated:
             self.agents = []
         return observations, rewards, terminations, truncations, infos
+
+    def _rewards(self, distances: dict[str, float]) -> dict[str, float]:
+        touch = 1.0 if self._hands_touch() else 0.0
+        if self.reward == "team":
+            return dict.fromkeys(self.possible_agents, -sum(distances.values()) - touch)
+        return {
+            arm: -10.0 * d + (5.0 if d < SUCCESS_DISTANCE else 0.0) - touch
+            for arm, d in distances.items()
+        }
 
     def _distance(self, arm: str) -> float:
         tcp = self.sim.data.site_xpos[self.sim.robots[arm].tcp_site]
@@ -135,14 +155,17 @@ class TwoArmReach(ParallelEnv[str, np.ndarray, np.ndarray]):
 
     def _observations(self) -> dict[str, np.ndarray]:
         data, out = self.sim.data, {}
+        tcp = {a: data.site_xpos[self.sim.robots[a].tcp_site] for a in self.possible_agents}
         for arm in self.possible_agents:
             other = "right" if arm == "left" else "left"
-            flip = mirror(arm)
-            parts = []
-            for who in (arm, other):
-                parts.append(data.site_xpos[self.sim.robots[who].tcp_site] * flip)
-                parts.append(self._targets[who] * flip)
-            out[arm] = np.concatenate(parts).astype(np.float32)
+            parts = [
+                tcp[arm],
+                self._targets[arm] - tcp[arm],
+                self._tools[arm].position - tcp[arm],
+                tcp[other] - tcp[arm],
+                self._targets[other] - tcp[other],
+            ]
+            out[arm] = (np.concatenate(parts) * np.tile(mirror(arm), 5)).astype(np.float32)
         return {arm: out[arm] for arm in self.agents}
 
     def _info(self, arm: str) -> dict[str, Any]:
@@ -163,3 +186,10 @@ class TwoArmReach(ParallelEnv[str, np.ndarray, np.ndarray]):
         """The whole simulation's joint state (qpos, qvel), for a centralised critic."""
         data = self.sim.data
         return np.concatenate([data.qpos, data.qvel]).astype(np.float32)
+
+
+PARALLEL_ENVS: dict[str, Callable[..., ParallelEnv[str, np.ndarray, np.ndarray]]] = {
+    "claw/TwoArmReach-v0": TwoArmReach,
+}
+"""The multi-agent envs by id (``claw train``'s ``env_id``), as Gymnasium's registry holds the
+others."""

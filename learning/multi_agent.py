@@ -54,6 +54,7 @@ class AgentsVecEnv(VecEnv):
         if not self.env.agents:
             for i, info in enumerate(out_infos):
                 info["terminal_observation"] = obs[i]
+                info["is_success"] = bool(info.get("success", False))  # SB3's EvalCallback
             obs = self.reset()
         return obs, reward, done, out_infos
 

@@ -43,14 +43,22 @@ from stable_baselines3.common.noise import NormalActionNoise
 from stable_baselines3.common.off_policy_algorithm import OffPolicyAlgorithm
 from stable_baselines3.common.preprocessing import get_action_dim
 from stable_baselines3.common.utils import set_random_seed
-from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecNormalize
+from stable_baselines3.common.vec_env import (
+    DummyVecEnv,
+    SubprocVecEnv,
+    VecEnv,
+    VecMonitor,
+    VecNormalize,
+)
 
 import claw.envs  # noqa: F401  (registers the training envs)
+from claw.envs.multi_agent import PARALLEL_ENVS
 from claw.learning.config import OFF_POLICY, TrainConfig
 from claw.learning.curriculum import Curriculum
 from claw.learning.evaluate import record_policy_video
 from claw.learning.exceptions import InvalidConfigError
 from claw.learning.export import export_policy, zero_output_layer
+from claw.learning.multi_agent import AgentsVecEnv
 from claw.learning.tracking import TrackedRun
 from claw.library.files import atomic_write, git_commit
 from claw.skills.policy import PolicyNetwork
@@ -72,6 +80,7 @@ class TrainResult:
 
     @property
     def policy_dir(self) -> Path:
+        """The exported policy (a multi-agent example exports none)."""
         return self.run_dir / "policy"
 
 
@@ -101,13 +110,19 @@ def run_meta(run_dir: Path, config: TrainConfig, command: str | None) -> dict[st
 
 
 def make_envs(config: TrainConfig, n_envs: int, seed: int, training: bool) -> VecEnv:
-    """``n_envs`` copies of the skill's env (in subprocesses if asked), with VecNormalize."""
-    vec_cls = SubprocVecEnv if config.vec_env == "subproc" and n_envs > 1 else DummyVecEnv
-    # "module:id" makes each subprocess import claw.envs, which registers the id there too.
-    env_id = f"claw.envs:{config.env_id}" if config.env_id.startswith("claw/") else config.env_id
-    env = make_vec_env(
-        env_id, n_envs=n_envs, seed=seed, vec_env_cls=vec_cls, env_kwargs=config.env_kwargs
-    )
+    """``n_envs`` copies of the skill's env (in subprocesses if asked), with VecNormalize; for a
+    multi-agent env, its agents as the envs (parameter sharing, ``AgentsVecEnv``)."""
+    if config.env_id in PARALLEL_ENVS:
+        agents = AgentsVecEnv(PARALLEL_ENVS[config.env_id](**config.env_kwargs), seed=seed)
+        env: VecEnv = VecMonitor(agents)
+    else:
+        vec_cls = SubprocVecEnv if config.vec_env == "subproc" and n_envs > 1 else DummyVecEnv
+        # "module:id" makes each subprocess import claw.envs, which registers the id there too.
+        env_id = config.env_id
+        env_id = f"claw.envs:{env_id}" if env_id.startswith("claw/") else env_id
+        env = make_vec_env(
+            env_id, n_envs=n_envs, seed=seed, vec_env_cls=vec_cls, env_kwargs=config.env_kwargs
+        )
     if config.normalize:
         env = VecNormalize(
             env,
@@ -140,7 +155,7 @@ def make_model(config: TrainConfig, env: VecEnv, tensorboard_dir: Path) -> BaseA
         kwargs["replay_buffer_class"] = HerReplayBuffer
         kwargs["replay_buffer_kwargs"] = config.her.model_dump()
     model = ALGORITHM_CLASSES[config.algo](
-        "MultiInputPolicy",
+        "MultiInputPolicy" if isinstance(env.observation_space, gym.spaces.Dict) else "MlpPolicy",
         env,
         policy_kwargs=dict(config.policy_kwargs),
         tensorboard_log=str(tensorboard_dir),
@@ -254,7 +269,7 @@ def train(
     eval_callback = EvalCallback(
         eval_env,
         n_eval_episodes=config.eval_episodes,
-        eval_freq=max(config.eval_freq // config.n_envs, 1),
+        eval_freq=max(config.eval_freq // env.num_envs, 1),
         log_path=str(run_dir / "eval"),
         best_model_save_path=None,
         callback_after_eval=AfterEvaluation(after_evaluation) if after_evaluation else None,
@@ -262,7 +277,7 @@ def train(
         verbose=0,
     )
     checkpoint_callback = CheckpointCallback(
-        save_freq=max(config.checkpoint_freq // config.n_envs, 1),
+        save_freq=max(config.checkpoint_freq // env.num_envs, 1),
         save_path=str(run_dir / "checkpoints"),
         name_prefix="model",
         save_replay_buffer=config.algo in OFF_POLICY,
@@ -321,7 +336,8 @@ def train(
     )
     atomic_write(run_dir / "meta.json", json.dumps(meta, indent=1).encode())
     training = {k: meta[k] for k in ("seed", "git_commit", "command", "timesteps", "wall_seconds")}
-    export_policy(model, normalizer, config, run_dir / "policy", training=training)
+    if config.env_id not in PARALLEL_ENVS:  # a multi-agent example is no claw to export
+        export_policy(model, normalizer, config, run_dir / "policy", training=training)
     if tracker is not None:
         track_outputs(tracker, run_dir, ("config.yaml", "meta.json", "eval/evaluations.json"))
     return TrainResult(run_dir, config, steps, meta["wall_seconds"], evaluations)
