@@ -61,6 +61,8 @@ def read_arm_phrases(text: str, arms: tuple[str, ...]) -> tuple[str, ArmIntent]:
     lowered = text.lower()
     to = _TO_ARM.search(lowered)
     using = _WITH_ARMS.search(lowered)
+    if to is None and using is None:
+        return text, ArmIntent()
     for match in sorted((m for m in (to, using) if m), key=lambda m: -m.start()):
         lowered = lowered[: match.start()] + lowered[match.end() :]
     if to is not None:  # "hand the red block to the other arm": the arm ends holding it
@@ -190,8 +192,9 @@ class _ArmWriter:
         goes = self._destination(after)
         ends = self.wanted.get(name) if goes is None else None
         picker = next((a for a in order if goes is None or _reaches(self.world, a, goes)), order[0])
-        if ends in order and (goes is None or _reaches(self.world, ends, goes)):
-            picker = ends
+        if ends in order:  # it ends in that claw: picked by it, unless a handover was asked for
+            handing = self.intent.to is not None and len(order) > 1
+            picker = next(a for a in order if a != ends) if handing else ends
         self.calls.append(SkillCall(skill="pick", args={"object": name, ARM_ARG: picker}))
         self.held[picker] = name
         receiver = ends

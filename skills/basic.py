@@ -32,6 +32,16 @@ def result(
     )
 
 
+def two_arm_problem(env: TabletopEnv, doing: str) -> str | None:
+    """Why a skill that drives both arms (``doing``: "a handover") cannot run now, if it cannot:
+    the scene has one arm, or the caller is a lane beside another arm's."""
+    if len(env.arms.arms) < 2:
+        return f"{doing} needs two arms; this scene has one"
+    if env.arms.lockstep is not None:
+        return f"{doing} needs both arms; it cannot run beside another step"
+    return None
+
+
 def arms_result(
     skill: Skill[Any],
     env: TabletopEnv,

@@ -21,7 +21,7 @@ from claw.envs.robot import GRASP_MARGIN
 from claw.envs.state import WorldState
 from claw.envs.tabletop import TabletopEnv
 from claw.skills.base import ObjectName, Skill, SkillParams, SkillResult, register_skill
-from claw.skills.basic import arms_result
+from claw.skills.basic import arms_result, two_arm_problem
 from claw.skills.motion import Arrival, Claw
 from claw.skills.pick import object_width, safe_height
 
@@ -73,8 +73,9 @@ class Handover(Skill[HandoverParams]):
             return problems
         if params.to not in env.arms.arms:
             return [f"the scene has no {params.to} arm (its arms: {', '.join(env.arms.arms)})"]
-        if env.arms.lockstep is not None:
-            return ["a handover needs both arms; it cannot run beside another step"]
+        problem = two_arm_problem(env, "a handover")
+        if problem is not None:
+            return [problem]
         world = env.world_state()
         giver = giving_arm(env, world, params.object)
         if giver is None:

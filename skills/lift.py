@@ -20,7 +20,7 @@ from claw.envs.state import ObjectState
 from claw.envs.tabletop import TabletopEnv
 from claw.envs.world import supported_by
 from claw.skills.base import ObjectName, Skill, SkillParams, SkillResult, register_skill
-from claw.skills.basic import arms_result
+from claw.skills.basic import arms_result, two_arm_problem
 from claw.skills.motion import Claw
 from claw.skills.pick import grasp_height, object_length, object_width, safe_height
 
@@ -78,10 +78,9 @@ class LiftTogether(Skill[LiftTogetherParams]):
         problems = super().preconditions(env, params)
         if problems:
             return problems
-        if len(env.arms.arms) < 2:
-            return ["lifting together needs two arms; this scene has one (use pick)"]
-        if env.arms.lockstep is not None:
-            return ["lifting together needs both arms; it cannot run beside another step"]
+        problem = two_arm_problem(env, "lifting together")
+        if problem is not None:
+            return [problem]
         world = env.world_state()
         obj = world.get(params.object)
         if object_length(obj) < MIN_LENGTH:

@@ -251,3 +251,18 @@ def test_the_llm_schema_offers_the_arms_and_its_steps_get_arms(env: TabletopEnv)
     assert arm == {"anyOf": [{"type": "string", "enum": ["left", "right"]}, {"type": "null"}]}
     assert any("Two arms stand at the near edge" in m["content"] for m in llm.messages)
     assert all(isinstance(c, SkillCall) for c in plan.steps)
+
+
+def test_a_handover_asked_for_is_planned_where_both_arms_reach() -> None:
+    """A block in the middle: either arm reaches it, so "to the right arm" is a pick by the left
+    and a handover; the goal alone (holding by the right arm) is a pick by the right."""
+    env = TabletopEnv(scene={"arms": 2, "objects": [
+        {"type": "block", "color": "red", "pose": [0.45, 0.02]}]})  # fmt: skip
+    env.reset(seed=0)
+    plan = OfflinePlanner().plan("give the red block to the right arm", env)
+    assert [c.skill for c in plan.steps] == ["pick", "handover"]
+    assert plan.steps[0].args["arm"] == "left"
+    direct = OfflinePlanner().steps(
+        [parse_predicate("holding(red_block, right)")], env.world_state()
+    )
+    assert [str(c) for c in direct] == ["pick(object='red_block', arm='right')"]
