@@ -185,24 +185,33 @@ class _ArmWriter:
             self.calls.append(SkillCall(skill="lift_together", args={"object": name}))
             self.held = dict.fromkeys(self.arms, name)
             return
-        free = tuple(a for a in self.arms if self.held[a] is None)
-        order = self._order(self.where[name], free)
-        if not order:
-            raise UnsupportedError(f"{name} is out of reach of every free arm")
         goes = self._destination(after)
         ends = self.wanted.get(name) if goes is None else None
-        picker = next((a for a in order if goes is None or _reaches(self.world, a, goes)), order[0])
-        if ends in order:  # it ends in that claw: picked by it, unless a handover was asked for
-            handing = self.intent.to is not None and len(order) > 1
-            picker = next(a for a in order if a != ends) if handing else ends
-        self.calls.append(SkillCall(skill="pick", args={"object": name, ARM_ARG: picker}))
-        self.held[picker] = name
+        holder = next((a for a in self.arms if self.held[a] == name), None)
+        if holder is not None:  # a claw holds it already (after a failed step): no pick
+            picker = holder
+        else:
+            picker = self._picker(name, goes, ends)
+            self.calls.append(SkillCall(skill="pick", args={"object": name, ARM_ARG: picker}))
+            self.held[picker] = name
         receiver = ends
         if goes is not None and not _reaches(self.world, picker, goes):
             receiver = next((a for a in self._order(goes, self.arms) if a != picker), None)
         if receiver is not None and receiver != picker:
             self.calls.append(SkillCall(skill="handover", args={"object": name, "to": receiver}))
             self.held[picker], self.held[receiver] = None, name
+
+    def _picker(self, name: str, goes: np.ndarray | None, ends: str | None) -> str:
+        """The free arm to pick ``name`` that goes to ``goes`` (or ends in ``ends``' claw)."""
+        free = tuple(a for a in self.arms if self.held[a] is None)
+        order = self._order(self.where[name], free)
+        if not order:
+            raise UnsupportedError(f"{name} is out of reach of every free arm")
+        picker = next((a for a in order if goes is None or _reaches(self.world, a, goes)), order[0])
+        if ends in order:  # it ends in that claw: picked by it, unless a handover was asked for
+            handing = self.intent.to is not None and len(order) > 1
+            picker = next(a for a in order if a != ends) if handing else ends
+        return picker
 
     def _destination(self, call: SkillCall | None) -> np.ndarray | None:
         """Where a place puts what it holds (its target object's place, or its region's)."""

@@ -266,3 +266,16 @@ def test_a_handover_asked_for_is_planned_where_both_arms_reach() -> None:
         [parse_predicate("holding(red_block, right)")], env.world_state()
     )
     assert [str(c) for c in direct] == ["pick(object='red_block', arm='right')"]
+
+
+def test_a_replan_goes_on_with_the_claw_that_holds_the_object(env: TabletopEnv) -> None:
+    """The right claw holds the red block (a handover that ran, then a failed step): the
+    replan places it with that claw rather than picking it again."""
+    env.reset(seed=0, options={"scene": "two_arms"})
+    calls = [
+        {"skill": "pick", "args": {"object": "red_block", "arm": "left"}},
+        {"skill": "handover", "args": {"object": "red_block", "to": "right"}},
+    ]
+    assert execute_calls(env, calls).success
+    steps = OfflinePlanner().steps([parse_predicate("in(red_block, gray_box)")], env.world_state())
+    assert [str(c) for c in steps] == ["place(target='gray_box', relation='in', arm='right')"]
