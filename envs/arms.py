@@ -18,6 +18,7 @@ ArmName = Literal["left", "right"]
 ARM_NAMES: tuple[str, ...] = ("left", "right")
 ARM_PREFIX: dict[str, str] = {"left": "", "right": "right/"}
 ARM_SPACING = 0.6  # m between the two bases
+REST_REACH = 0.35  # m in front of its base: where an arm's claw is at rest (the MJCF's rest key)
 MAX_ARMS = len(ARM_NAMES)
 
 T = TypeVar("T")

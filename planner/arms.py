@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from claw.common.exceptions import ClawError
-from claw.envs.arms import arm_base
+from claw.envs.arms import REST_REACH, arm_base
 from claw.envs.predicates import Predicate, held_objects
 from claw.envs.regions import in_reach, region_anchor
 from claw.envs.state import WorldState
@@ -30,7 +30,7 @@ from claw.planner.exceptions import UnsupportedError
 from claw.planner.lexicon import ARM_NOUNS, HANDOVER_VERBS
 from claw.planner.plan import Plan
 from claw.skills.executor import SkillCall
-from claw.skills.lanes import ARM_ARG
+from claw.skills.lanes import ARM_ARG, LANE_CLEARANCE
 from claw.skills.pick import ONE_CLAW_LENGTH, object_length
 from claw.skills.push import DIRECTIONS
 
@@ -42,6 +42,7 @@ _TO_ARM = re.compile(
 _WITH_ARMS = re.compile(
     rf"\b(?:with|using|by|in)\s+(?:the\s+|its\s+|your\s+)?(both|two|left|right)\s+(?:{_NOUN})\b"
 )
+AT_REST = 0.03  # m from its rest point: an arm's claw this near it is out of the way
 _HANDOVER_VERB = re.compile(rf"^\s*(?:please\s+)?(?:{'|'.join(HANDOVER_VERBS)})\b")
 
 
@@ -108,6 +109,14 @@ def _receiver(world: WorldState, name: str, to: str) -> str:
     return next(a for a in world.grippers if a != giver)
 
 
+def _tool_xy(world: WorldState, arm: str) -> np.ndarray | None:
+    """Where ``arm``'s claw is over the table now (between its pads); ``None`` at rest."""
+    claw = world.grippers[arm]
+    here = np.asarray((claw.left_tip[:2] + claw.right_tip[:2]) / 2)
+    rest = _base(world, arm) + np.array([REST_REACH, 0.0])
+    return None if float(np.linalg.norm(here - rest)) < AT_REST else here
+
+
 def _base(world: WorldState, arm: str) -> np.ndarray:
     return np.array(arm_base(arm, len(world.grippers))[:2])
 
@@ -129,6 +138,8 @@ class _ArmWriter:
         self.arms = tuple(world.grippers)
         self.held = {a: next(iter(held_objects(world, a)), None) for a in self.arms}
         self.where = {name: obj.xy for name, obj in world.objects.items()}
+        self.at: dict[str, np.ndarray | None] = {a: _tool_xy(world, a) for a in self.arms}
+        """Where each arm's claw works (``None``: at rest, out of the way)."""
         self.wanted = {
             p.args[0]: p.args[1] for p in goal if p.name == "holding" and len(p.args) == 2
         }
@@ -192,14 +203,28 @@ class _ArmWriter:
             picker = holder
         else:
             picker = self._picker(name, goes, ends)
+            self._clear_way(picker, [p for p in (self.where[name], goes) if p is not None])
             self.calls.append(SkillCall(skill="pick", args={"object": name, ARM_ARG: picker}))
-            self.held[picker] = name
+            self.held[picker], self.at[picker] = name, self.where[name]
         receiver = ends
         if goes is not None and not _reaches(self.world, picker, goes):
             receiver = next((a for a in self._order(goes, self.arms) if a != picker), None)
         if receiver is not None and receiver != picker:
             self.calls.append(SkillCall(skill="handover", args={"object": name, "to": receiver}))
             self.held[picker], self.held[receiver] = None, name
+            self.at[picker] = self.at[receiver] = np.array([0.45, 0.0])  # between the arms
+
+    def _clear_way(self, arm: str, points: list[np.ndarray]) -> None:
+        """Send home any other idle arm left where ``arm`` is about to work (within two lanes'
+        clearances across the table of ``points``), so that it does not stand in the way."""
+        low, high = min(float(p[1]) for p in points), max(float(p[1]) for p in points)
+        for other in self.arms:
+            spot = self.at[other]
+            if other == arm or spot is None or self.held[other] is not None:
+                continue
+            if low - 2 * LANE_CLEARANCE < float(spot[1]) < high + 2 * LANE_CLEARANCE:
+                self.calls.append(SkillCall(skill="home", args={ARM_ARG: other}))
+                self.at[other] = None
 
     def _picker(self, name: str, goes: np.ndarray | None, ends: str | None) -> str:
         """The free arm to pick ``name`` that goes to ``goes`` (or ends in ``ends``' claw)."""
@@ -234,7 +259,7 @@ class _ArmWriter:
         name = self.held[holder]
         assert name is not None
         if goes is not None:
-            self.where[name] = goes
+            self.where[name] = self.at[holder] = goes
         self.calls.append(call.model_copy(update={"args": {**call.args, ARM_ARG: holder}}))
         self.held[holder] = None
 
@@ -246,7 +271,8 @@ class _ArmWriter:
         free = tuple(a for a in self.arms if self.held[a] is None) or self.arms
         order = [a for a in self._order(start, free) if _reaches(self.world, a, end)]
         arm = order[0] if order else _nearest(self.world, start, free)
-        self.where[name] = end
+        self._clear_way(arm, [start, end])
+        self.where[name] = self.at[arm] = end
         self.calls.append(call.model_copy(update={"args": {**call.args, ARM_ARG: arm}}))
 
 

@@ -1,9 +1,10 @@
 """Lanes: in a two-arm scene, consecutive calls of the two arms run at the same time.
 
 A call runs in its arm's lane when it names its arm and needs only that one. A *stage* gathers
-consecutive such calls as long as no call of one arm names an object or region that a call of
-the other arm in the stage names; every other call (a two-arm skill, a call naming no arm) is a
-stage of its own. Within a stage each arm runs its calls in order, both arms in one simulation
+consecutive such calls as long as the two arms' calls in it name no common object or region and
+work in bands of the table (across y) at least ``2 * LANE_CLEARANCE`` apart, so that the arms
+do not cross; every other call (a two-arm skill, a call naming no arm) is a stage of its own.
+Within a stage each arm runs its calls in order, both arms in one simulation
 (:meth:`~claw.envs.TabletopEnv.parallel`); after a failure neither lane starts another call.
 """
 
@@ -13,14 +14,18 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
+import numpy as np
+
 from claw.envs.exceptions import PredicateError
-from claw.envs.regions import resolve_region
+from claw.envs.regions import region_anchor, resolve_region
+from claw.envs.state import WorldState
 from claw.envs.tabletop import TabletopEnv
 from claw.skills.base import SkillResult, skill_implementations, skill_names
 
 if TYPE_CHECKING:
     from claw.skills.executor import SkillCall
 
+LANE_CLEARANCE = 0.10  # m a lane's claw may reach across y beyond the places it names
 ARM_ARG = "arm"
 """Every call may name the arm that runs it (:mod:`claw.envs.arms`); the default arm otherwise."""
 
@@ -68,6 +73,7 @@ def stages(
     calls need both arms. With one arm, every call is a stage of its own."""
     if len(env.arms.arms) < 2:
         return [[i] for i in range(len(calls))]
+    world = env.world_state()
     split: list[list[int]] = []
     current: list[int] = []
     used: dict[str, set[str]] = {}
@@ -78,7 +84,8 @@ def stages(
             current, used = [], {}
             continue
         names = resources(args, env.object_names)
-        if any(names & taken for other, taken in used.items() if other != arm):
+        mine = used.get(arm, set()) | names
+        if any(_conflict(mine, taken, world) for other, taken in used.items() if other != arm):
             split.append(current)
             current, used = [], {}
         current.append(i)
@@ -86,6 +93,27 @@ def stages(
     if current:
         split.append(current)
     return split
+
+
+def _conflict(mine: set[str], theirs: set[str], world: WorldState) -> bool:
+    """Whether two lanes naming these objects and regions would get in each other's way: they
+    share one, or the bands of the table (across y, where the arms stand side by side) they
+    work in come within ``LANE_CLEARANCE`` of each other."""
+    if mine & theirs:
+        return True
+    (low, high), (other_low, other_high) = _band(mine, world), _band(theirs, world)
+    return low - LANE_CLEARANCE < other_high + LANE_CLEARANCE and (
+        other_low - LANE_CLEARANCE < high + LANE_CLEARANCE
+    )
+
+
+def _band(names: set[str], world: WorldState) -> tuple[float, float]:
+    """The span across the table (y, m) of the objects and region anchors named."""
+    ys = [
+        float(world.objects[n].position[1]) if n in world.objects else region_anchor(n)[1]
+        for n in names
+    ]
+    return (min(ys), max(ys)) if ys else (np.inf, -np.inf)
 
 
 def plan_stages(env: TabletopEnv, calls: Sequence[SkillCall]) -> list[list[int]]:

@@ -21,7 +21,7 @@ from claw.planner.arms import read_arm_phrases
 from claw.planner.offline import OfflinePlanner
 from claw.skills.base import get_skill, skill_names
 from claw.skills.executor import SkillCall, execute_calls
-from claw.skills.lanes import stages
+from claw.skills.lanes import plan_stages, stages
 
 
 @pytest.fixture(scope="module")
@@ -279,3 +279,22 @@ def test_a_replan_goes_on_with_the_claw_that_holds_the_object(env: TabletopEnv) 
     assert execute_calls(env, calls).success
     steps = OfflinePlanner().steps([parse_predicate("in(red_block, gray_box)")], env.world_state())
     assert [str(c) for c in steps] == ["place(target='gray_box', relation='in', arm='right')"]
+
+
+def test_arms_whose_work_crosses_the_table_take_turns(env: TabletopEnv) -> None:
+    """Each block into the box on the other side: the lanes' bands of the table overlap, so the
+    right arm's place waits its turn, and the left arm, idle over the gray box by then, goes home
+    first (else the right arm meets it over the middle); both blocks arrive."""
+    env.reset(seed=0, options={"scene": "two_arms"})
+    plan = OfflinePlanner().plan(
+        "put the red block in the gray box and the blue block in the brown box", env
+    )
+    assert [str(c) for c in plan.steps] == [
+        "pick(object='red_block', arm='left')",
+        "place(target='gray_box', relation='in', arm='left')",
+        "home(arm='left')",
+        "pick(object='blue_block', arm='right')",
+        "place(target='brown_box', relation='in', arm='right')",
+    ]
+    assert plan_stages(env, plan.steps) == [[0, 1, 2, 3], [4]]
+    assert execute_calls(env, plan.steps).success and env.check(plan.goal).success
