@@ -1,8 +1,8 @@
 """Goal mode (as in LLM+P): a model states the goal, the symbolic step generator writes the steps.
 
 A model's answer keeps its goal and the steps no predicate states (pushes and motions); its
-picks and places, if it wrote any, are replaced by the offline planner's steps for the goal,
-derived from the scene as it is. Pushes and motions written before the model's first pick or
+picks and places (and handovers and joint lifts), if it wrote any, are replaced by the offline
+planner's steps for the goal, derived from the scene as it is. Pushes and motions written before the model's first pick or
 place run before the derived steps, the others after them. Replanning derives the steps again
 from the state, without asking the model.
 """
@@ -21,7 +21,8 @@ from claw.planner.ordering import check_conflicts
 from claw.planner.plan import Plan
 
 LLM_MODES: tuple[str, ...] = get_args(LlmMode)
-DERIVED_SKILLS = frozenset({"pick", "place"})
+DERIVED_SKILLS = frozenset({"pick", "place", "handover", "lift_together"})
+"""The skills the step generator writes for a goal (the two-arm ones where two arms hold)."""
 
 
 def uses_goal(mode: str, plan: Plan) -> bool:

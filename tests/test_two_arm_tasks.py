@@ -298,3 +298,17 @@ def test_arms_whose_work_crosses_the_table_take_turns(env: TabletopEnv) -> None:
     ]
     assert plan_stages(env, plan.steps) == [[0, 1, 2, 3], [4]]
     assert execute_calls(env, plan.steps).success and env.check(plan.goal).success
+
+
+def test_goal_mode_replaces_a_models_handover_with_the_derived_one(env: TabletopEnv) -> None:
+    """A model's own pick and handover (with a goal) are the step generator's to write: once."""
+    from claw.planner.llm import LLMPlanner
+
+    answer = {"goal": ["holding(red_block, right)"],
+              "steps": [{"skill": "pick", "args": {"object": "red_block", "arm": "left"}},
+                        {"skill": "handover", "args": {"object": "red_block", "to": "right"}}],
+              "error": None}  # fmt: skip
+    env.reset(seed=0, options={"scene": "two_arms"})
+    llm = LLMPlanner("gpt-4o-mini", mock=lambda messages: json.dumps(answer), mode="auto")
+    plan = llm.plan("pass the red block across", env)
+    assert [c.skill for c in plan.steps] == ["pick", "handover"]
