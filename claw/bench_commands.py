@@ -229,7 +229,7 @@ def bench_two_arm_command(
 ) -> None:
     """Handover, joint lift, and two pick-and-places in parallel vs one after the other."""
     with errors(as_json):
-        from claw.skills.bench_two_arms import bench_two_arms, describe
+        from claw.runtime.bench_two_arms import bench_two_arms, describe
 
         result = bench_two_arms(episodes=episodes, seed=seed)
     if as_json:

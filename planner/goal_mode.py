@@ -2,9 +2,9 @@
 
 A model's answer keeps its goal and the steps no predicate states (pushes and motions); its
 picks and places (and handovers and joint lifts), if it wrote any, are replaced by the offline
-planner's steps for the goal, derived from the scene as it is. Pushes and motions written before the model's first pick or
-place run before the derived steps, the others after them. Replanning derives the steps again
-from the state, without asking the model.
+planner's steps for the goal, derived from the scene as it is. Pushes and motions written
+before the model's first pick or place run before the derived steps, the others after them.
+Replanning derives the steps again from the state, without asking the model.
 """
 
 from __future__ import annotations

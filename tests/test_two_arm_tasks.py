@@ -312,3 +312,15 @@ def test_goal_mode_replaces_a_models_handover_with_the_derived_one(env: Tabletop
     llm = LLMPlanner("gpt-4o-mini", mock=lambda messages: json.dumps(answer), mode="auto")
     plan = llm.plan("pass the red block across", env)
     assert [c.skill for c in plan.steps] == ["pick", "handover"]
+
+
+def test_the_two_arm_bench_measures_every_row() -> None:
+    from claw.runtime.bench_two_arms import bench_two_arms, describe
+
+    result = bench_two_arms(episodes=2, seed=0)
+    assert [row.task for row in result.rows] == [
+        "handover", "joint lift", "2 pick-and-places, parallel", "2 pick-and-places, in turn",
+    ]  # fmt: skip
+    assert all(row.successes == 2 for row in result.rows)
+    assert result.parallel_sim_saving > 0.3  # 41 % over 40 episodes (README)
+    assert describe(result)[-1][0] == "parallel vs in turn"

@@ -19,6 +19,7 @@ from pydantic import BaseModel
 
 from claw.envs.objects import BAR_LENGTH_RANGE
 from claw.envs.tabletop import TabletopEnv
+from claw.planner.offline import OfflinePlanner
 from claw.skills.executor import ExecutionResult, SkillCall, execute_calls
 
 BLOCK_Y = (0.26, 0.44)  # |y| (m) of a drawn block: on its arm's side, 4 cm or more clear of the box
@@ -95,8 +96,6 @@ def pick_and_place_episode(
 ) -> tuple[bool, ExecutionResult]:
     """A block on each side into the box on its side: the offline plan's calls, run as lanes
     (``parallel``) or one call after another."""
-    from claw.planner.offline import OfflinePlanner
-
     rng = np.random.default_rng(seed)
     blocks = [_block(rng, 1.0, "red"), _block(rng, -1.0, "blue")]
     scene = {"name": "two_picks", "arms": 2, "objects": [*blocks, *BOXES]}
