@@ -324,3 +324,18 @@ def test_the_two_arm_bench_measures_every_row() -> None:
     assert all(row.successes == 2 for row in result.rows)
     assert result.parallel_sim_saving > 0.3  # 41 % over 40 episodes (README)
     assert describe(result)[-1][0] == "parallel vs in turn"
+
+
+def test_an_elongated_object_is_held_away_from_its_centre_a_block_is_not() -> None:
+    """The pads 10 cm from a bar's centre hold it (the point between them inside the bar); a
+    block whose centre is beyond the pads is not held, as before."""
+    bar = ObjectState.make("b", "bar", (0.5, 0.10, 0.1), size=0.30, yaw=np.pi / 2)
+    touching = frozenset({"b"})
+    claw = GripperState(  # pads on the bar's two long faces, 10 cm from its centre
+        left_tip=np.array([0.48, 0.0, 0.1]), right_tip=np.array([0.52, 0.0, 0.1]),
+        left_contacts=touching, right_contacts=touching,
+    )  # fmt: skip
+    assert evaluate("holding(b)", WorldState(objects={"b": bar}, gripper=claw)).holds
+    block = ObjectState.make("a", "block", (0.5, 0.045, 0.1))
+    off = WorldState(objects={"a": block}, gripper=_claw("a"))
+    assert not evaluate("holding(a)", off).holds
