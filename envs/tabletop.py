@@ -13,7 +13,6 @@ from gymnasium import spaces
 
 from claw.envs.arms import ARM_PREFIX, ArmContext, Lockstep, arm_base, arm_names
 from claw.envs.model import ObjectModel, build_model
-from claw.envs.objects import inner_half_width
 from claw.envs.predicates import GoalResult, Predicate, check_objects, evaluate_goal, parse_goal
 from claw.envs.randomization import DomainRandomization, Nominal, randomize_objects
 from claw.envs.rendering import Renderers, has_display
@@ -26,15 +25,16 @@ from claw.envs.robot import (
 )
 from claw.envs.scene import MAX_SCENE_OBJECTS, PlacedObject, SceneSpec
 from claw.envs.seeding import check_seed
-from claw.envs.state import SETTLED_SPEED, GripperState, ObjectState, WorldState
+from claw.envs.state import SETTLED_SPEED
 from claw.envs.tool import ToolTarget
+from claw.envs.truth import GroundTruth
 
 Control = Literal["ee", "joint"]
 ObsMode = Literal["state", "rgb", "state+rgb"]
 RESET_OPTIONS = ("scene", "goal", "randomize")
 
 
-class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
+class TabletopEnv(GroundTruth, gym.Env[dict[str, Any], np.ndarray]):
     """A 6-joint arm with a parallel-jaw claw above a table of blocks and boxes.
 
     Actions (``control="ee"``, 5 numbers in [-1, 1]): tool-point deltas along x, y, z (scaled by
@@ -358,16 +358,6 @@ class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
             self.arms.check(arm)
         return Lockstep(self.arms, self._advance).run(jobs, busy)
 
-    def object_speeds_here(self) -> np.ndarray:
-        """:meth:`object_speeds` of the objects the caller's lane may wait on: all but those
-        the other lanes work with."""
-        speeds = self.object_speeds()
-        busy = self.arms.others_busy
-        if not busy:
-            return speeds
-        keep = [i for i, name in enumerate(self.object_names) if name not in busy]
-        return speeds[keep]
-
     def _set_arm_targets(self, targets: np.ndarray) -> None:
         robot = self.robot
         q = np.minimum(np.maximum(targets, robot.joint_low), robot.joint_high)
@@ -397,16 +387,6 @@ class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
         self._q_target = tool.step(measured, action[:3] * self.max_translation, yaw_delta)
         self.data.ctrl[self.robot.arm_actuators] = self._q_target
 
-    def object_speeds(self) -> np.ndarray:
-        """Linear speed (m/s) of every object, in scene order."""
-        velocity = self.data.qvel[self._obj_lin_qvel]
-        return np.sqrt(velocity * velocity @ self._sum3)
-
-    @property
-    def geom_objects(self) -> np.ndarray:
-        """For every geom of the model, the index of the scene object it belongs to, or -1."""
-        return self._geom_object
-
     def _info(self, extra: dict[str, Any]) -> dict[str, Any]:
         info = {
             "object_names": list(self.object_names),
@@ -427,55 +407,6 @@ class TabletopEnv(gym.Env[dict[str, Any], np.ndarray]):
             return {}
         tool = self._steering()
         return {"tcp_target": tool.position.copy(), "yaw_target": tool.yaw}
-
-    # -- ground truth ---------------------------------------------------------------------------
-
-    def world_state(self) -> WorldState:
-        """A geometric snapshot of the objects and the claw, for predicates."""
-        data = self.data
-        objects = {}
-        for i, obj in enumerate(self._placed):
-            body = self._obj_body[i]
-            objects[obj.name] = ObjectState(
-                name=obj.name,
-                type=obj.type,
-                position=data.xpos[body].copy(),
-                rotation=data.xmat[body].reshape(3, 3).copy(),
-                half_extents=np.array(obj.half_extents),
-                inner_half_width=inner_half_width(obj.type, obj.size),
-                linear_velocity=data.qvel[self._obj_qvel[i, :3]].copy(),
-                color=obj.color,
-            )
-        grippers = {arm: self._gripper_state(arm) for arm in self.arms.arms}
-        arm = self.arms.current
-        return WorldState(objects=objects, gripper=grippers[arm], grippers=grippers, arm=arm)
-
-    def _gripper_state(self, arm: str) -> GripperState:
-        touching = self.finger_contacts(arm)
-        pads = self.robots[arm].pad_sites
-        return GripperState(
-            left_tip=self.data.site_xpos[pads[0]].copy(),
-            right_tip=self.data.site_xpos[pads[1]].copy(),
-            left_contacts=frozenset(touching[0]),
-            right_contacts=frozenset(touching[1]),
-        )
-
-    def finger_contacts(self, arm: str | None = None) -> tuple[set[str], set[str]]:
-        """The objects touching the left and the right finger of ``arm`` (the caller's) now."""
-        touching: tuple[set[str], set[str]] = (set(), set())
-        finger_side = self._finger_side[arm or self.arms.current]
-        ncon = self.data.ncon
-        if ncon:
-            for g1, g2 in self.data.contact.geom[:ncon]:
-                for finger, other in ((g1, g2), (g2, g1)):
-                    side, obj = finger_side[finger], self._geom_object[other]
-                    if side >= 0 and obj >= 0:
-                        touching[side].add(self.object_names[obj])
-        return touching
-
-    def check(self, goal: Sequence[str | Predicate]) -> GoalResult:
-        """Evaluate goal predicates on the current physics state."""
-        return evaluate_goal(goal, self.world_state())
 
     # -- rendering ------------------------------------------------------------------------------
 
