@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 
 import numpy as np
 
@@ -37,9 +38,12 @@ FINGER_GAP = 0.004  # m kept between an open finger and anything it must not tou
 ONE_CLAW_LENGTH = 0.12
 
 
-def safe_height(world: WorldState, exclude: str | None = None) -> float:
-    """Tool height (m) at which the open claw passes over every object but ``exclude``."""
-    tops = [o.top for o in world.objects.values() if o.name != exclude]
+def safe_height(
+    world: WorldState, exclude: str | None = None, elsewhere: Collection[str] = ()
+) -> float:
+    """Tool height (m) at which the open claw passes over every object but ``exclude`` and
+    those ``elsewhere`` (another arm's lane works with them, a band of the table away)."""
+    tops = [o.top for o in world.objects.values() if o.name != exclude and o.name not in elsewhere]
     return max([0.0, *tops]) + PAD_REACH + APPROACH_CLEARANCE
 
 
@@ -224,7 +228,7 @@ class Pick(Skill[PickParams]):
                 f"{crowding(world, obj, open_width)} too close on every side",
             )
         x, y = float(obj.position[0]), float(obj.position[1])
-        travel = safe_height(world)
+        travel = safe_height(world, elsewhere=env.arms.others_busy)
         grasp_z = grasp_height(obj)
 
         start = claw.tcp()[0]

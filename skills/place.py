@@ -230,7 +230,8 @@ class Place(Skill[PlaceParams]):
             [c * hold_offset[0] - s * hold_offset[1], s * hold_offset[0] + c * hold_offset[1]]
         )
         x, y = spot.x - offset[0], spot.y - offset[1]
-        travel = max(safe_height(world, exclude=held) + obj.top - obj.bottom, tcp[2])
+        above = safe_height(world, exclude=held, elsewhere=env.arms.others_busy)
+        travel = max(above + obj.top - obj.bottom, tcp[2])
         release_z = spot.bottom + DROP_HEIGHT + hold_drop
         if spot.over_rim and container is not None:
             # No room for a finger beside the object inside the walls: let go with the object's

@@ -218,7 +218,7 @@ class Push(Skill[PushParams]):
         goal_xy = start_xy + params.distance * u
         height = max(MIN_TCP_HEIGHT, obj.bottom + 0.5 * (obj.top - obj.bottom))
         height = min(height, obj.top - 0.005)
-        travel = safe_height(world)
+        travel = safe_height(world, elsewhere=env.arms.others_busy)
 
         claw.grip(plan.gap)
         here = claw.tcp()[0]
