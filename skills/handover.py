@@ -23,13 +23,16 @@ from claw.envs.tabletop import TabletopEnv
 from claw.skills.base import ObjectName, Skill, SkillParams, SkillResult, register_skill
 from claw.skills.basic import arms_result, two_arm_problem
 from claw.skills.motion import Arrival, Claw
-from claw.skills.pick import object_width, safe_height
+from claw.skills.pick import FINGER_FOOTPRINT, object_width, safe_height
 
 HANDOVER_REACH = 0.45  # m in front of the bases: where the arms meet
 HANDOVER_HEIGHT = 0.25  # m: the least tool height of the handover
 STANDOFF = 0.10  # m the receiving claw waits short of the object, and backs away after
 RISE = 0.06  # m the giving claw rises after letting go
 LEVEL = math.pi / 2  # the receiving claw's tilt: pointing level
+# The receiving fingers close on the two faces beside the giver's fingers: the object must be
+# wider than a finger (its footprint across the faces) with 1 mm to spare on each side.
+MIN_WIDTH = 2 * FINGER_FOOTPRINT[0] + 0.002
 
 
 class HandoverParams(SkillParams):
@@ -85,6 +88,13 @@ class Handover(Skill[HandoverParams]):
         taken = held_objects(world, params.to)
         if taken:
             return [f"the {params.to} claw already holds {taken[0]}; place it first"]
+        width = object_width(world.get(params.object))
+        if width < MIN_WIDTH:
+            return [
+                f"{params.object} is too narrow to hand over ({width * 100:.1f} cm): the "
+                f"receiving fingers close beside the giver's, on faces of {MIN_WIDTH * 100:.1f} "
+                "cm or more"
+            ]
         return []
 
     def execute(self, env: TabletopEnv, params: HandoverParams) -> SkillResult:

@@ -339,3 +339,19 @@ def test_an_elongated_object_is_held_away_from_its_centre_a_block_is_not() -> No
     block = ObjectState.make("a", "block", (0.5, 0.045, 0.1))
     off = WorldState(objects={"a": block}, gripper=_claw("a"))
     assert not evaluate("holding(a)", off).holds
+
+
+def test_a_block_narrower_than_a_finger_is_not_handed_over() -> None:
+    """A 2 cm block: the receiving fingers would close on the giver's (2.2 cm wide); refused
+    before anything moves. 2.5 cm is handed over."""
+    for size, handed in ((0.02, False), (0.025, True)):
+        env = TabletopEnv(scene={"arms": 2, "objects": [
+            {"type": "block", "color": "red", "size": size, "pose": [0.45, 0.35]}]})  # fmt: skip
+        env.reset(seed=0)
+        assert get_skill("pick")(env, object="red_block").success
+        before = env.data.time
+        result = get_skill("handover")(env, object="red_block", to="right")
+        assert result.success is handed, result.reason
+        if not handed:
+            assert "too narrow to hand over (2.0 cm)" in result.reason
+            assert env.data.time == before
