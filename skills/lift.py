@@ -13,7 +13,7 @@ from functools import partial
 import numpy as np
 from pydantic import Field
 
-from claw.envs.geometry import wrap_angle
+from claw.envs.geometry import polygon_gap, wrap_angle
 from claw.envs.predicates import Predicate, evaluate, held_objects
 from claw.envs.robot import GRASP_MARGIN
 from claw.envs.state import ObjectState
@@ -22,7 +22,15 @@ from claw.envs.world import supported_by
 from claw.skills.base import ObjectName, Skill, SkillParams, SkillResult, register_skill
 from claw.skills.basic import arms_result, two_arm_problem
 from claw.skills.motion import Claw
-from claw.skills.pick import grasp_height, object_length, object_width, safe_height
+from claw.skills.pick import (
+    FINGER_GAP,
+    finger_footprints,
+    finger_obstacles,
+    grasp_height,
+    object_length,
+    object_width,
+    safe_height,
+)
 
 END_MARGIN = 0.04  # m from each end to where a claw's pads close
 MIN_LENGTH = 0.16  # m: the shortest object two claws grasp side by side
@@ -95,6 +103,13 @@ class LiftTogether(Skill[LiftTogetherParams]):
         above = supported_by(world, obj.name)
         if above:
             return [f"{', '.join(above)} is on {obj.name}; move it first"]
+        width = object_width(obj) + GRASP_MARGIN
+        obstacles = finger_obstacles(world, obj)
+        for arm, point in grasp_points(env, obj).items():
+            fingers = finger_footprints(float(point[0]), float(point[1]), long_axis(obj), width)
+            hit = [n for n, f in obstacles if any(polygon_gap(g, f) < FINGER_GAP for g in fingers)]
+            if hit:
+                return [f"no room for the {arm} claw's fingers at {obj.name}'s end: {hit[0]}"]
         return []
 
     def execute(self, env: TabletopEnv, params: LiftTogetherParams) -> SkillResult:

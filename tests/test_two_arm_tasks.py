@@ -355,3 +355,19 @@ def test_a_block_narrower_than_a_finger_is_not_handed_over() -> None:
         if not handed:
             assert "too narrow to hand over (2.0 cm)" in result.reason
             assert env.data.time == before
+
+
+def test_a_joint_lift_is_refused_where_a_block_stands_at_the_bar_end() -> None:
+    env = TabletopEnv(
+        scene={
+            "arms": 2,
+            "objects": [
+                {"type": "bar", "color": "yellow", "pose": [0.62, 0.0, 90]},
+                {"type": "block", "color": "red", "pose": [0.68, 0.11]},
+            ],
+        }
+    )  # fmt: skip  beside its end
+    env.reset(seed=0)
+    result = get_skill("lift_together")(env, object="yellow_bar")
+    assert result.reason == "no room for the left claw's fingers at yellow_bar's end: red_block"
+    assert env.data.time == 0.0
