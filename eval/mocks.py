@@ -72,6 +72,8 @@ def literal_answer(case: Case) -> str:
         if predicate.name == "holding":
             steps.append({"skill": "pick", "args": {"object": args[0]}})
             continue
+        if len(args) < 2:  # level(a): no step of its own (a joint lift keeps it level)
+            continue
         if predicate.name in TOWERS:
             pairs = list(zip(args[1:], args[:-1], strict=True))  # each on the one before it
             moves = [(above, "on", below) for above, below in pairs]

@@ -187,18 +187,19 @@ class _ArmWriter:
         )
 
     def _pick(self, name: str, after: SkillCall | None) -> None:
+        holder = next((a for a in self.arms if self.held[a] == name), None)
         if long(self.world, name):
             if after is not None and after.skill == "place":
                 raise UnsupportedError(
                     f"{name} is too long for one claw, and two claws do not place it together "
                     "yet (lift_together lifts it)"
                 )
-            self.calls.append(SkillCall(skill="lift_together", args={"object": name}))
-            self.held = dict.fromkeys(self.arms, name)
+            if holder is None:  # not lifted yet
+                self.calls.append(SkillCall(skill="lift_together", args={"object": name}))
+                self.held = dict.fromkeys(self.arms, name)
             return
         goes = self._destination(after)
         ends = self.wanted.get(name) if goes is None else None
-        holder = next((a for a in self.arms if self.held[a] == name), None)
         if holder is not None:  # a claw holds it already (after a failed step): no pick
             picker = holder
         else:

@@ -371,3 +371,16 @@ def test_a_joint_lift_is_refused_where_a_block_stands_at_the_bar_end() -> None:
     result = get_skill("lift_together")(env, object="yellow_bar")
     assert result.reason == "no room for the left claw's fingers at yellow_bar's end: red_block"
     assert env.data.time == 0.0
+
+
+@pytest.mark.parametrize("planner", ["mock:oracle", "mock:literal"])
+def test_the_mock_planners_do_the_two_arm_suite(planner: str) -> None:
+    """The LLM path with two arms: the oracle's plans and the literal mock's (its own steps,
+    one pick per holding goal, no arms): arms assigned, a bar lifted once, every case a success."""
+    from claw.eval.runner import run_suite
+    from claw.eval.suite import SUITES_DIR, load_suite
+
+    suite = load_suite(SUITES_DIR / "two_arms.yaml")
+    report = run_suite(suite, planner=planner)
+    failed = [(c.id, c.reason) for c in report.cases if not c.success]
+    assert not failed
