@@ -67,7 +67,7 @@ def tool_yaw(rotation: Array) -> float:
 def tool_pitch(rotation: Array) -> float:
     """How far a tool frame tilts from pointing down (rad) toward the direction its yaw faces."""
     flat = rotation.ravel()
-    yaw = math.atan2(-flat[1], flat[4])
+    yaw = tool_yaw(rotation)
     ahead = flat[2] * math.cos(yaw) + flat[5] * math.sin(yaw)  # the tool z axis along (cos, sin)
     return math.atan2(ahead, -flat[8])
 

@@ -14,6 +14,11 @@ def held_object(world: WorldState) -> str | None:
     return held[0] if held else None
 
 
+def holder(world: WorldState, name: str) -> str | None:
+    """The arm whose claw holds ``name`` now (measured), if one does."""
+    return next((arm for arm in world.grippers if name in held_objects(world, arm)), None)
+
+
 def supported_by(world: WorldState, name: str) -> list[str]:
     """Objects resting on or in ``name``."""
     return [

@@ -26,10 +26,12 @@ from claw.envs.arms import REST_REACH, arm_base
 from claw.envs.predicates import Predicate, held_objects
 from claw.envs.regions import in_reach, region_anchor
 from claw.envs.state import WorldState
+from claw.envs.world import holder
 from claw.planner.exceptions import UnsupportedError
 from claw.planner.lexicon import ARM_NOUNS, HANDOVER_VERBS
 from claw.planner.plan import Plan
 from claw.skills.executor import SkillCall
+from claw.skills.handover import meeting_xy
 from claw.skills.lanes import ARM_ARG, LANE_CLEARANCE
 from claw.skills.pick import ONE_CLAW_LENGTH, object_length
 from claw.skills.push import DIRECTIONS
@@ -104,8 +106,7 @@ def arm_goal(goal: list[Predicate], intent: ArmIntent, world: WorldState) -> lis
 def _receiver(world: WorldState, name: str, to: str) -> str:
     if to != "other":
         return to
-    holder = next((a for a in world.grippers if name in held_objects(world, a)), None)
-    giver = holder or _nearest(world, world.get(name).xy, tuple(world.grippers))
+    giver = holder(world, name) or _nearest(world, world.get(name).xy, tuple(world.grippers))
     return next(a for a in world.grippers if a != giver)
 
 
@@ -213,7 +214,7 @@ class _ArmWriter:
         if receiver is not None and receiver != picker:
             self.calls.append(SkillCall(skill="handover", args={"object": name, "to": receiver}))
             self.held[picker], self.held[receiver] = None, name
-            self.at[picker] = self.at[receiver] = np.array([0.45, 0.0])  # between the arms
+            self.at[picker] = self.at[receiver] = meeting_xy(self.arms)
 
     def _clear_way(self, arm: str, points: list[np.ndarray]) -> None:
         """Send home any other idle arm left where ``arm`` is about to work (within two lanes'

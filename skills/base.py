@@ -164,8 +164,17 @@ def skill_names(arms: int | None = None) -> list[str]:
     """Names of the registered skills, sorted; with ``arms``, those a scene of that many arms
     offers (a skill needing two arms is not offered with one)."""
     if arms is not None:
-        return [n for n in skill_names() if min(c.arms for c in _REGISTRY[n].values()) <= arms]
+        return [n for n in skill_names() if skill_arms(n) <= arms]
     return sorted(_REGISTRY)
+
+
+def skill_arms(name: str) -> int:
+    """How many arms skill ``name`` needs (the fewest of its implementations).
+
+    Raises:
+        UnknownSkillError: no skill has this name.
+    """
+    return min(cls.arms for cls in skill_implementations(name).values())
 
 
 def skill_implementations(name: str) -> dict[str, type[Skill[Any]]]:

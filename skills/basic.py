@@ -22,14 +22,7 @@ def result(
     skill: Skill[Any], claw: Claw, success: bool, reason: str = "", **details: object
 ) -> SkillResult:
     """A ``SkillResult`` with the simulated time and the touched objects read from ``claw``."""
-    return SkillResult(
-        skill=skill.name,
-        success=success,
-        reason="" if success else reason,
-        sim_seconds=round(claw.elapsed, 4),
-        touched=sorted(claw.touched),
-        details=details,
-    )
+    return arms_result(skill, claw.env, claw.start_time, [claw], success, reason, **details)
 
 
 def two_arm_problem(env: TabletopEnv, doing: str) -> str | None:

@@ -20,6 +20,7 @@ from claw.envs.predicates import Predicate, evaluate, held_objects
 from claw.envs.robot import GRASP_MARGIN
 from claw.envs.state import WorldState
 from claw.envs.tabletop import TabletopEnv
+from claw.envs.world import holder
 from claw.skills.base import ObjectName, Skill, SkillParams, SkillResult, register_skill
 from claw.skills.basic import arms_result, two_arm_problem
 from claw.skills.motion import Arrival, Claw
@@ -40,17 +41,16 @@ class HandoverParams(SkillParams):
     to: ArmName = Field(description="The arm that takes the object.")
 
 
-def giving_arm(env: TabletopEnv, world: WorldState, name: str) -> str | None:
-    """The arm whose claw holds ``name`` now, if one does."""
-    return next((a for a in env.arms.arms if name in held_objects(world, a)), None)
+def meeting_xy(arms: tuple[str, ...]) -> np.ndarray:
+    """Where on the table the arms meet for a handover: in front of the bases, midway."""
+    bases = np.array([arm_base(a, len(arms))[:2] for a in arms])
+    return bases.mean(axis=0) + np.array([HANDOVER_REACH, 0.0])
 
 
 def handover_point(env: TabletopEnv, world: WorldState, held: str) -> np.ndarray:
-    """Where the arms meet: in front of the bases, midway between them, above everything."""
-    count = len(env.arms.arms)
-    bases = np.array([arm_base(a, count) for a in env.arms.arms])
-    x, y = bases[:, 0].mean() + HANDOVER_REACH, bases[:, 1].mean()
-    return np.array([x, y, max(HANDOVER_HEIGHT, safe_height(world, exclude=held))])
+    """Where the arms meet (:func:`meeting_xy`), above everything."""
+    z = max(HANDOVER_HEIGHT, safe_height(world, exclude=held))
+    return np.append(meeting_xy(env.arms.arms), z)
 
 
 @register_skill
@@ -80,7 +80,7 @@ class Handover(Skill[HandoverParams]):
         if problem is not None:
             return [problem]
         world = env.world_state()
-        giver = giving_arm(env, world, params.object)
+        giver = holder(world, params.object)
         if giver is None:
             return [f"{params.object} is in no claw; pick it up first"]
         if giver == params.to:
@@ -101,10 +101,10 @@ class Handover(Skill[HandoverParams]):
         start = float(env.data.time)
         world = env.world_state()
         name, receiver = params.object, params.to
-        giver = giving_arm(env, world, name)
+        giver = holder(world, name)
         assert giver is not None  # checked by the preconditions
         meet = handover_point(env, world, name)
-        base = np.array(arm_base(receiver, len(env.arms.arms))[:2])
+        base = np.array(env.arm_base(receiver))
         toward = (meet[:2] - base) / np.linalg.norm(meet[:2] - base)  # the receiver's approach
         waiting = meet - STANDOFF * np.append(toward, 0.0)
         width = object_width(world.get(name))
@@ -151,7 +151,7 @@ class Handover(Skill[HandoverParams]):
             claw = claws[giver] = Claw(env)
             claw.open(width + GRASP_MARGIN)
             claw.move(claw.tcp()[0] + np.array([0.0, 0.0, RISE]))
-            home = np.array(arm_base(giver, len(env.arms.arms))[:2])
+            home = np.array(env.arm_base(giver))
             back = (meet[:2] - home) / np.linalg.norm(meet[:2] - home)
             claw.move(claw.tcp()[0] - STANDOFF * np.append(back, 0.0))
         with env.arms.driving(receiver):

@@ -20,7 +20,7 @@ from claw.envs.exceptions import PredicateError
 from claw.envs.regions import region_anchor, resolve_region
 from claw.envs.state import WorldState
 from claw.envs.tabletop import TabletopEnv
-from claw.skills.base import SkillResult, skill_implementations, skill_names
+from claw.skills.base import SkillResult, skill_arms, skill_names
 
 if TYPE_CHECKING:
     from claw.skills.executor import SkillCall
@@ -119,10 +119,7 @@ def _band(names: set[str], world: WorldState) -> tuple[float, float]:
 def plan_stages(env: TabletopEnv, calls: Sequence[SkillCall]) -> list[list[int]]:
     """:func:`stages` of a plan's calls, as they will run (for showing a plan as lanes)."""
     names = skill_names()
-    both = [
-        c.skill in names and min(k.arms for k in skill_implementations(c.skill).values()) > 1
-        for c in calls
-    ]
+    both = [c.skill in names and skill_arms(c.skill) > 1 for c in calls]
     return stages(env, [c.args for c in calls], both)
 
 

@@ -96,8 +96,8 @@ class LiftTogether(Skill[LiftTogetherParams]):
                 f"{obj.name} is {object_length(obj) * 100:.0f} cm long; two claws need at least "
                 f"{MIN_LENGTH * 100:.0f} cm side by side (pick it with one)"
             ]
-        busy = [(arm, held_objects(world, arm)) for arm in env.arms.arms]
-        for arm, held in busy:
+        for arm in env.arms.arms:
+            held = held_objects(world, arm)
             if held:
                 return [f"the {arm} claw holds {held[0]}; place it first"]
         above = supported_by(world, obj.name)
