@@ -7,8 +7,6 @@ tries them in turn); none of them leaves out a word that could name something in
 
 from __future__ import annotations
 
-import itertools
-import re
 from collections.abc import Collection
 from functools import cache
 
@@ -22,12 +20,14 @@ from claw.planner.parsing import NUMBER
 from claw.planner.reference import parse_references
 from claw.planner.spelling import content_words, verb_words
 
-__all__ = ["asides", "chatter", "codas", "has_content", "headings", "names", "preambles",
-           "sentences", "spots", "statement_verbs", "tails", "wish"]  # fmt: skip
+__all__ = ["SUBORDINATORS", "WISHING", "asides", "chatter", "codas", "has_content", "headings",
+           "names", "preambles", "sentences", "spots", "statement_verbs", "tails",
+           "wish"]  # fmt: skip
 
 _SENTENCE_END = {".", "!", "?", ";"}
 _NEGATIONS = {*NEGATIONS, "except", "but"}
-_SUBORDINATORS = {"when", "whenever", "if", "once", "while"}
+SUBORDINATORS = {"when", "whenever", "if", "once", "while"}
+"""Words that open a condition ("if you can", "whenever I clap")."""
 _SPEAKERS = {"i", "we"}
 _SPOT_NOUNS = {"area", "space", "spot", "place", "region", "gap", "room", "position", "location"}
 _SPOT_LEADS = {"in", "into", "at", "to", "on", "onto", "within"}
@@ -35,8 +35,9 @@ _NOUNS = {*lexicon.TYPE_WORDS, *lexicon.GENERIC_HEADS}
 _OPENERS = {*lexicon.DEFINITE, *lexicon.INDEFINITE, *lexicon.UNIVERSAL, *lexicon.COLOR_WORDS}
 """Words a noun phrase starts with."""
 _OBJECT_WORDS = {*lexicon.TYPE_WORDS, *lexicon.COLOR_WORDS, *lexicon.GENERIC_HEADS}
-_WISHING = {"would", "should", "could", "want", "wanted", "need", "needed", "like", "wish",
-            "great", "nice", "love", "prefer", "if", "let's", "lets", "please"}  # fmt: skip
+WISHING = {"would", "should", "could", "want", "wanted", "need", "needed", "like", "wish",
+           "great", "nice", "love", "prefer", "if", "let's", "lets", "please"}  # fmt: skip
+"""Words that make a sentence wish for a state ("it would be great if ...", "I'd love it if")."""
 _COPULAS = {*STATE_VERBS, "to"}
 """What a wished state's verbs are ("was", "sitting", "placed"): left out, it reads as a place."""
 
@@ -77,13 +78,30 @@ def preambles(words: list[str]) -> set[int]:
     dropped: set[int] = set()
     for sentence in sentences(words):
         first = next((k for k, i in enumerate(sentence) if words[i] in known), None)
-        if first and not has_content(words, sentence[:first]):
+        condition = _addressee_condition(words, sentence, known) if first == 2 else []
+        if condition:
+            dropped.update(condition)
+        elif first and not has_content(words, sentence[:first]):
             dropped.update(sentence[:first])
-        elif first and words[sentence[0]] in _SUBORDINATORS:  # "if it isn't too much trouble,"
+        elif first and words[sentence[0]] in SUBORDINATORS:  # "if it isn't too much …,"
             comma = next((k for k in range(first) if words[sentence[k]] == ","), None)
             if comma and not any(words[i] in content_words() for i in sentence[:comma]):
                 dropped.update(sentence[: comma + 1])
     return dropped
+
+
+def _addressee_condition(
+    words: list[str], sentence: list[int], verbs: Collection[str]
+) -> list[int]:
+    """A sentence's leading condition on the addressee ("when you get a chance put ...",
+    "once you have a moment, put ..."): through its comma, else up to the next verb; none
+    when it names something."""
+    if words[sentence[0]] not in SUBORDINATORS or words[sentence[1]] != "you":
+        return []
+    end = next((k for k in range(3, len(sentence)) if words[sentence[k]] in {",", *verbs}), None)
+    if end is None or any(names(words[i]) for i in sentence[:end]):
+        return []
+    return sentence[: end + 1] if words[sentence[end]] == "," else sentence[:end]
 
 
 def codas(words: list[str]) -> set[int]:
@@ -91,7 +109,7 @@ def codas(words: list[str]) -> set[int]:
     to the sentence's end, when it names nothing, by token index."""
     dropped: set[int] = set()
     for sentence in sentences(words):
-        start = next((k for k, i in enumerate(sentence) if words[i] in _SUBORDINATORS), None)
+        start = next((k for k, i in enumerate(sentence) if words[i] in SUBORDINATORS), None)
         if start:
             tail = [i for i in sentence[start:] if words[i] not in _SENTENCE_END]
             if not has_content(words, tail, verbs=False):
@@ -300,42 +318,11 @@ def described(words: list[str]) -> list[Reference] | None:
     return None
 
 
-_ASKING: dict[str, frozenset[str]] = {
-    **dict.fromkeys(("is", "are", "does"), frozenset({"you", "u", "ya", "it", "there"})),
-    **dict.fromkeys(("was", "were", "did", "where", "why", "which", "who"), frozenset()),
-    "what": frozenset({"about", "i", "we"}),
-    "how": frozenset({"about", "would", "could", "can", "do", "should"}),  # "how would you …"
-}
-"""Words a question starts with, and the words after them that make it a request ("is it
-possible to …", "are you able to …", "how about …", "what I want is …")."""
-_PERFECT = {"have", "had", "'ve", "'d"}
-_QUOTED = re.compile(r"""(?:^|\s)['"‘“]([^'"’”]*\s[^'"’”]*)['"’”](?=\s|[?.!,]|$)""")
-
-
-def not_asked(text: str, words: list[str]) -> str | None:
-    """Why ``text`` (its casual ``words``) asks for nothing to be done, if it does not: a
-    question about the scene ("is the red block in the box?", "where is …"), what was done
-    ("I have already put …", "you should have stacked …"), a request quoted ("what does 'put
-    X in Y' mean?"); None when it may be a request ("is it possible to …", "could you …")."""
-    said = [w for w in words if w not in lexicon.HEDGES and w not in (",", "hey", "hi")]
-    first, second = [*said, "", ""][:2]
-    if first in _ASKING and second not in _ASKING[first]:
-        return "a question about the scene, not a request"
-    participles = verb_forms("participle")
-    if any(w in _PERFECT and after in participles for w, after in itertools.pairwise(words)):
-        return "says what was done, not what to do"
-    found = _QUOTED.search(text)
-    quoted = found.group(1).lower().split() if found is not None else []
-    if set(quoted) & verb_words() and _QUOTED.sub(" ", text).strip(" ?.!,"):
-        return f"quotes a request ({' '.join(quoted)!r}) without asking for it"
-    return None
-
-
 def wish(words: list[str]) -> set[int]:
     """In a text with no verb that wishes ("it would be great if the red block was in the box"):
     the words before the first content word and the copulas, by token index (what is left,
     "the red block in the box", reads as a place)."""
-    if not set(words) & _WISHING:
+    if not set(words) & WISHING:
         return set()
     first = next((i for i, w in enumerate(words) if has_content(words, [i])), len(words))
     return set(range(phrase_start(words, first))) | {

@@ -51,8 +51,8 @@ from claw.planner.places import (
 from claw.planner.reference import parse_reference, parse_references
 
 __all__ = ["DEFAULT_PUSH", "MAX_INSTRUCTION_CHARS", "MAX_SENTENCE_TOKENS", "SMALL_PUSH",
-           "normalise", "parse_clause", "parse_instruction", "split_clauses", "split_parts",
-           "split_turns"]  # fmt: skip
+           "VERBS_ALLOWED", "normalise", "parse_clause", "parse_instruction", "split_clauses",
+           "split_parts", "split_turns"]  # fmt: skip
 
 MAX_INSTRUCTION_CHARS = 1000
 """The longest instruction the reader takes, in characters; checked before it is read.
@@ -173,6 +173,10 @@ class _Verbed:
     elide: bool
 
 
+VERBS_ALLOWED = "start with put, place, move, stack, pick up or push"
+"""What a clause with no verb the reader knows is told."""
+
+
 def parse_clause(clause: str, elide: bool = True) -> Request:
     """One verb phrase to a ``Request``; with ``elide``, "put X Y" reads as "put X to Y"."""
     text, found = read_lead(clause)
@@ -182,9 +186,7 @@ def parse_clause(clause: str, elide: bool = True) -> Request:
     if unstacking is not None:
         return unstacking
     if found is None:
-        raise UnparseableError(
-            f"cannot read {clause!r}: start with put, place, move, stack, pick up or push"
-        )
+        raise UnparseableError(f"cannot read {clause!r}: {VERBS_ALLOWED}")
     kind, verb, rest = found
     return _VERB_READERS[kind](_Verbed(clause, text, verb, rest, elide))
 

@@ -38,6 +38,7 @@ from collections.abc import Callable, Collection, Iterable
 
 from claw.common.exceptions import ClawError
 from claw.planner import lexicon
+from claw.planner.asking import not_asked, verb_slots
 from claw.planner.chatter import (
     asides,
     but_preambles,
@@ -47,7 +48,6 @@ from claw.planner.chatter import (
     has_content,
     headings,
     names,
-    not_asked,
     preambles,
     spots,
     statement_verbs,
@@ -61,6 +61,7 @@ from claw.planner.exceptions import AmbiguousError, UnparseableError
 from claw.planner.forms import Request
 from claw.planner.grammar import (
     MAX_INSTRUCTION_CHARS,
+    VERBS_ALLOWED,
     normalise,
     parse_instruction,
     split_parts,
@@ -172,8 +173,7 @@ def read_instruction(
             raise  # too long to read at all: no second reading either
         refusal = exc
     draft = draft_of(instruction, scene_words)
-    if any(map(draft.unknown.__contains__, statement_verbs(draft.words))):
-        raise refusal  # "the red block covers the green block": its verb cannot be left out
+    _refuse_unknown_verbs(draft, refusal)
     base: set[int] = set()
     stages = (table_adjuncts(draft.words), chatter(draft.words), preambles(draft.words),
               codas(draft.words), asides(draft.words, draft.unknown), but_preambles(draft.words),
@@ -206,6 +206,18 @@ def read_instruction(
     if reading is None:
         raise refusal
     return reading
+
+
+def _refuse_unknown_verbs(draft: Draft, refusal: UnparseableError) -> None:
+    """Refuse a text whose verb is a word the lexicon lacks: a statement's ("the red block
+    covers the green block": ``refusal``, the grammar's own) or a clause's ("wash the blue
+    block, then put it in the box"); such a word cannot be left out as saying nothing."""
+    if draft.unknown & statement_verbs(draft.words):
+        raise refusal
+    unknown_verb = min(draft.unknown & verb_slots(draft.words), default=None)
+    if unknown_verb is not None:
+        said = draft.words[unknown_verb]
+        raise UnparseableError(f"cannot read {said!r}: no action the claws know; {VERBS_ALLOWED}")
 
 
 def _placements_alone(draft: Draft, check: Check | None) -> Reading | None:
