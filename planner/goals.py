@@ -31,7 +31,7 @@ from claw.planner.arrangements import (
     unstack_goals,
 )
 from claw.planner.exceptions import AmbiguousError, UnparseableError, UnsupportedError
-from claw.planner.forms import Grounding, Request, Segment
+from claw.planner.forms import Grounding, Reference, Request, Segment
 from claw.planner.grounding import ground_region, type_of
 from claw.planner.ordering import check_conflicts, check_pushes
 from claw.skills.executor import SkillCall
@@ -89,6 +89,11 @@ def goals_and_pushes(
         UnsupportedError: carrying a box, or holding two objects at once.
     """
     return _Grounder(names, world).ground(requests)
+
+
+def _generic(ref: Reference) -> bool:
+    """Whether a phrase names an object by its type alone ("the block", "the cube")."""
+    return ref.quantity == "one" and not (ref.anaphoric or ref.colors or ref.family or ref.filters)
 
 
 class _Grounder:
@@ -351,7 +356,12 @@ class _Grounder:
                 Predicate.of("in", o, boxes[i % len(boxes)]) for i, o in enumerate(movers)
             )
             return
-        target = resolve.one(request.target, TARGET_TYPES.get(request.relation))
+        kind = TARGET_TYPES.get(request.relation)
+        target = resolve.one(request.target, kind)
+        if movers == [target] and _generic(request.target):
+            # "the blue block next to the block": not the one it moves but one of the others
+            resolve.mentioned = movers
+            target = resolve.one(request.target.model_copy(update={"other": True}), kind)
         resolve.last = movers
         if target in movers:
             if not any(n.every for n in request.objects) or len(movers) == 1:

@@ -96,6 +96,17 @@ def test_two_blocks_to_the_left_of_a_box_are_ambiguous_for_the_block() -> None:
     ]  # fmt: skip
 
 
+def test_the_place_of_a_block_named_again_is_one_of_the_others() -> None:
+    with pytest.raises(AmbiguousError, match="'the block' could be any of"):
+        goal_of("put the blue block next to the block")  # three others: which?
+    scene = {"red_block": (0.40, 0.15), "blue_block": (0.45, -0.1), "blue_box": (0.40, 0.0)}
+    assert goal_of("put the red block next to the block", world(scene)) == [
+        "next_to(red_block, blue_block)"
+    ]  # the only other block
+    with pytest.raises(UnparseableError, match="relative to itself"):
+        goal_of("put the blue block next to the blue block")
+
+
 def test_support_and_containment_name_objects() -> None:
     state = world(green_block="red_block")
     assert pick("the block on top of the red block", state) == ["green_block"]
