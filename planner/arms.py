@@ -8,16 +8,13 @@ arm that reaches the object and where it ends. An object too long for one claw i
 both (``lift_together``). Calls of the two arms that share no object then run at the same time
 (:mod:`claw.skills.lanes`).
 
-In the instruction, arm phrases (:func:`read_arm_phrases`) say which arm: "to the other arm",
-"into the right hand" (the object ends in that claw: ``holding(a, arm)``, reached by a handover
-where another arm picks it), "with both arms" (``holding`` by each arm and ``level``), "with the
-left hand" (that arm first, where it reaches). A one-arm scene reads none of them.
+In the instruction, arm phrases (:mod:`claw.planner.arm_phrases`) say which arm: "to the other
+arm", "into the right hand" (the object ends in that claw: ``holding(a, arm)``, reached by a
+handover where another arm picks it), "with both arms" (``holding`` by each arm and ``level``),
+"with the left hand" (that arm first, where it reaches), "keep it level" (``level``).
 """
 
 from __future__ import annotations
-
-import re
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -27,8 +24,8 @@ from claw.envs.predicates import Predicate, held_objects
 from claw.envs.regions import in_reach, region_anchor
 from claw.envs.state import WorldState
 from claw.envs.world import holder
+from claw.planner.arm_phrases import ArmIntent
 from claw.planner.exceptions import UnsupportedError
-from claw.planner.lexicon import ARM_NOUNS, HANDOVER_VERBS
 from claw.planner.plan import Plan
 from claw.skills.executor import SkillCall
 from claw.skills.handover import meeting_xy
@@ -36,43 +33,7 @@ from claw.skills.lanes import ARM_ARG, LANE_CLEARANCE
 from claw.skills.pick import ONE_CLAW_LENGTH, object_length
 from claw.skills.push import DIRECTIONS
 
-_NOUN = "|".join(ARM_NOUNS)
-_TO_ARM = re.compile(
-    rf"\b(?:over\s+)?(?:to|into|in|across\s+to)\s+(?:the\s+|its\s+|your\s+)?"
-    rf"(other|left|right)\s+(?:{_NOUN})\b"
-)
-_WITH_ARMS = re.compile(
-    rf"\b(?:with|using|by|in)\s+(?:the\s+|its\s+|your\s+)?(both|two|left|right)\s+(?:{_NOUN})\b"
-)
 AT_REST = 0.03  # m from its rest point: an arm's claw this near it is out of the way
-_HANDOVER_VERB = re.compile(rf"^\s*(?:please\s+)?(?:{'|'.join(HANDOVER_VERBS)})\b")
-
-
-@dataclass(frozen=True)
-class ArmIntent:
-    """What an instruction says of the arms: the arm its objects end in (``to``: left, right or
-    other), and the arms to use (``using``: left, right or both)."""
-
-    to: str | None = None
-    using: str | None = None
-
-
-def read_arm_phrases(text: str, arms: tuple[str, ...]) -> tuple[str, ArmIntent]:
-    """``text`` without its arm phrases, and what they say; with one arm, ``text`` as it is."""
-    if len(arms) < 2:
-        return text, ArmIntent()
-    lowered = text.lower()
-    to = _TO_ARM.search(lowered)
-    using = _WITH_ARMS.search(lowered)
-    if to is None and using is None:
-        return text, ArmIntent()
-    for match in sorted((m for m in (to, using) if m), key=lambda m: -m.start()):
-        lowered = lowered[: match.start()] + lowered[match.end() :]
-    if to is not None:  # "hand the red block to the other arm": the arm ends holding it
-        lowered = _HANDOVER_VERB.sub("pick up", lowered, count=1)
-        lowered = re.sub(r"\bover\b", " ", lowered)
-    side = None if using is None else ("both" if using.group(1) == "two" else using.group(1))
-    return " ".join(lowered.split()), ArmIntent(to=to.group(1) if to else None, using=side)
 
 
 def long(world: WorldState, name: str) -> bool:
@@ -83,7 +44,7 @@ def long(world: WorldState, name: str) -> bool:
 def arm_goal(goal: list[Predicate], intent: ArmIntent, world: WorldState) -> list[Predicate]:
     """``goal`` with its ``holding`` predicates naming arms, as ``intent`` and the objects'
     lengths say: the arm named (``other``: not the one that holds or would pick it); both arms
-    and ``level`` for a long object or "with both arms"."""
+    and ``level`` for a long object or "with both arms"; ``level`` where it is asked for."""
     arms = tuple(world.grippers)
     if len(arms) < 2:
         return goal
@@ -95,11 +56,12 @@ def arm_goal(goal: list[Predicate], intent: ArmIntent, world: WorldState) -> lis
         name = predicate.args[0]
         if intent.using == "both" or long(world, name):
             out += [Predicate.of("holding", name, arm) for arm in arms]
-            out.append(Predicate.of("level", name))
         elif intent.to is not None:
             out.append(Predicate.of("holding", name, _receiver(world, name, intent.to)))
         else:
             out.append(predicate)
+        if intent.using == "both" or intent.level or long(world, name):
+            out.append(Predicate.of("level", name))
     return out
 
 

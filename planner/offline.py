@@ -26,7 +26,8 @@ from dataclasses import replace
 from claw.envs.predicates import Predicate
 from claw.envs.state import WorldState
 from claw.envs.tabletop import TabletopEnv
-from claw.planner.arms import ArmIntent, arm_goal, assign_arms, read_arm_phrases, with_arms
+from claw.planner.arm_phrases import ArmIntent, read_arm_phrases
+from claw.planner.arms import arm_goal, assign_arms, with_arms
 from claw.planner.base import BasePlanner
 from claw.planner.forms import Segment
 from claw.planner.goals import ground_requests

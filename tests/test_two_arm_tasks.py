@@ -17,7 +17,7 @@ from claw.envs.exceptions import PredicateError
 from claw.envs.predicates import evaluate, parse_predicate
 from claw.envs.state import GripperState, ObjectState, WorldState
 from claw.envs.tabletop import TabletopEnv
-from claw.planner.arms import read_arm_phrases
+from claw.planner.arm_phrases import read_arm_phrases
 from claw.planner.offline import OfflinePlanner
 from claw.skills.base import get_skill, skill_names
 from claw.skills.executor import SkillCall, execute_calls
