@@ -19,7 +19,7 @@ import itertools
 import re
 
 from claw.planner import lexicon
-from claw.planner.chatter import SUBORDINATORS, WISHING, names
+from claw.planner.chatter import SUBORDINATORS, WISHING, names, purpose
 from claw.planner.inflection import verb_forms
 from claw.planner.spelling import verb_words
 
@@ -79,7 +79,7 @@ def not_asked(text: str, words: list[str]) -> str | None:
     request ("is it possible to …", "could you …", "if you can, …")."""
     said = [w for w in words if w not in _LEADS]
     first, second = [*said, "", ""][:2]
-    if first in _ASKING and second not in _ASKING[first]:
+    if first in _ASKING and second not in _ASKING[first] and purpose(said) is None:
         return "a question about the scene, not a request"
     if first in _WONDERING and second not in _ASKED and text.rstrip().endswith("?"):
         return "a question about the scene, not a request"

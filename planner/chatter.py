@@ -21,8 +21,8 @@ from claw.planner.reference import parse_references
 from claw.planner.spelling import content_words, verb_words
 
 __all__ = ["SUBORDINATORS", "WISHING", "asides", "chatter", "codas", "has_content", "headings",
-           "names", "preambles", "sentences", "spots", "statement_verbs", "tails",
-           "wish"]  # fmt: skip
+           "names", "preambles", "purpose", "purposes", "sentences", "spots", "statement_verbs",
+           "tails", "wish"]  # fmt: skip
 
 _SENTENCE_END = {".", "!", "?", ";"}
 _NEGATIONS = {*NEGATIONS, "except", "but"}
@@ -104,6 +104,34 @@ def _addressee_condition(
     return sentence[: end + 1] if words[sentence[end]] == "," else sentence[:end]
 
 
+_PURPOSE_ASKERS = {"what", "whats", "which", "how"}
+_PAST_AUXILIARIES = {"did", "was", "were", "had"}
+
+
+def purpose(words: list[str]) -> int | None:
+    """Where the request starts in a question that asks how to do it ("what action should the
+    robot take to put …", "what's the best way to stack …", "how do I get you to move …"): the
+    verb after its "to", when what comes before names nothing and is not in the past; None
+    when it is no such question."""
+    if not words or words[0] not in _PURPOSE_ASKERS:
+        return None
+    known = verb_words()
+    for k in range(1, len(words) - 1):
+        if words[k] in _SENTENCE_END:
+            return None
+        if words[k] == "to" and words[k + 1] in known:
+            before = words[:k]
+            asks = not set(before) & _PAST_AUXILIARIES and not any(map(names, before))
+            return k + 1 if asks else None
+    return None
+
+
+def purposes(words: list[str]) -> set[int]:
+    """The question before a request it asks how to do (:func:`purpose`), by token index."""
+    start = purpose(words)
+    return set(range(start)) if start is not None else set()
+
+
 def codas(words: list[str]) -> set[int]:
     """A sentence's closing "when you get a chance", "if you can": from a subordinating word
     to the sentence's end, when it names nothing, by token index."""
@@ -117,10 +145,14 @@ def codas(words: list[str]) -> set[int]:
     return dropped
 
 
+_BACK_REFERENCES = {"it", "them", "one", "ones", "this", "that", "these", "those"}
+
+
 def headings(words: list[str]) -> set[int]:
     """A sentence's heading before a colon ("Set the table:", "Step 1:", "Goal:"), when it asks
-    for something or names no object (a heading that names one, "Red block: put it ...", is
-    what the request is about), by token index."""
+    for something, names no object, or comes before a request that names its own objects ("mug
+    cleanup: put the blue mug away in the bin"; a heading the request refers back to, "Red
+    block: put it ...", is what the request is about), by token index."""
     known = verb_words()
     dropped: set[int] = set()
     for sentence in sentences(words):
@@ -130,8 +162,10 @@ def headings(words: list[str]) -> set[int]:
         heading = [words[i] for i in sentence[:colon]]
         if set(heading) & _NEGATIONS:
             continue
-        if set(heading) & known or not any(w in _OBJECT_WORDS for w in heading):
-            dropped.update(sentence[: colon + 1])
+        after = {words[i] for i in sentence[colon + 1 :]}
+        whole = after & known and after & _OBJECT_WORDS and not after & _BACK_REFERENCES
+        if set(heading) & known or not any(w in _OBJECT_WORDS for w in heading) or whole:
+            dropped.update(sentence[: colon + 1])  # "mug cleanup: put the blue mug away …"
     return dropped
 
 

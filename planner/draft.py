@@ -96,7 +96,8 @@ def draft_of(instruction: str, scene_words: Collection[str]) -> Draft:
 
 def casual_words(text: str) -> list[str]:
     """The tokens of a normalised text, chat abbreviations and apostrophe-less contractions
-    written out ("its" too, before a place)."""
+    written out ("its" too, before a place), "the" before a table said without it ("from
+    desk")."""
     said = list(tokens(text).words)
     words: list[str] = []
     while said:
@@ -106,5 +107,11 @@ def casual_words(text: str) -> list[str]:
         full = lexicon.ABBREVIATIONS.get(word) or lexicon.CONTRACTIONS.get(word) or word
         if word == "its" and said[:1] and said[0] in lexicon.PLACE_LEADS:  # "so its behind the box"
             full = "it is"
+        if words and words[-1] in _TABLE_PREPOSITIONS and word in _TABLES:  # "pick X from desk"
+            full = f"the {full}"
         words.extend(full.split())
     return words
+
+
+_TABLE_PREPOSITIONS = {"on", "onto", "from", "off", "of", "to", "across", "along"}
+_TABLES = {"table", *lexicon.TABLE_NAMES}

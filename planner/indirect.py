@@ -163,15 +163,21 @@ def run_on(words: list[str], verbs: Collection[str]) -> Rewrite | None:
     return Rewrite(rewritten, set())
 
 
+_PARTICLES = set(lexicon.GRAMMAR_WORDS["updown"])
+
+
 def verb_last(words: list[str], verbs: Collection[str]) -> Rewrite | None:
     """ "Please the red block in the blue box put.": the one verb said last (a word order other
     languages use), read first; None when the text has another verb or does not end in one."""
     said = [k for k, w in enumerate(words) if w not in _BOUNDARIES and w not in (",", "please")]
     found = [k for k, w in enumerate(words) if w in verbs]
+    if len(said) > 1 and words[said[-1]] in _PARTICLES:  # "yellow block pick up"
+        said = said[:-1]
     if len(found) != 1 or not said or found[0] != said[-1] or found[0] == said[0]:
         return None
     k = found[0]
-    return Rewrite([words[k], *words[:k], *words[k + 1 :]], set())
+    end = k + 1 + (k + 1 < len(words) and words[k + 1] in _PARTICLES)
+    return Rewrite([*words[k:end], *words[:k], *words[end:]], set())
 
 
 def fronted(words: list[str], verbs: Collection[str]) -> Rewrite | None:

@@ -328,13 +328,13 @@ GRAMMAR_WORDS: dict[str, tuple[str, ...]] = {
     "unstack": ("unstack", "destack", "dismantle", "disassemble", "take apart", "take off",
                 "collapse", "remove"),
     "off_verb": ("take", "get", "lift", "move", "put", "pick", "grab", "remove"),
-    "updown": ("up", "down"),
+    "updown": ("up", "down", "away"),
     "_tower_word": ("tower", "towers", "stack", "stacks", "pile", "piles"),
     "_group": ("group", "place", "spot", "pile"),
     "be": ("is", "are", "end up", "ends up", "sit", "sits", "lies", "lie", "stand", "stands"),
     # "right next to", "directly behind", "over by"
     "adverb": ("right", "directly", "just", "immediately", "exactly", "anywhere", "somewhere",
-               "over", "neatly", "carefully", "gently", "back", "slightly"),
+               "over", "neatly", "carefully", "gently", "back", "slightly", "away"),
     "side": tuple(SIDE_RELATIONS),
     "push_word": ("by", "about", "around", "roughly", "some", "over"),  # "push it by about 5 cm"
     "parity": ("even", "odd"),

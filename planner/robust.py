@@ -49,6 +49,7 @@ from claw.planner.chatter import (
     headings,
     names,
     preambles,
+    purposes,
     spots,
     statement_verbs,
     table_adjuncts,
@@ -175,7 +176,8 @@ def read_instruction(
     draft = draft_of(instruction, scene_words)
     _refuse_unknown_verbs(draft, refusal)
     base: set[int] = set()
-    stages = (table_adjuncts(draft.words), chatter(draft.words), preambles(draft.words),
+    stages = (table_adjuncts(draft.words), chatter(draft.words), purposes(draft.words),
+              preambles(draft.words),
               codas(draft.words), asides(draft.words, draft.unknown), but_preambles(draft.words),
               headings(draft.words),
               spots(draft.words), tails(draft.words))  # fmt: skip

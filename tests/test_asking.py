@@ -33,6 +33,8 @@ REFUSED = {
     "question with should": "should the red block go in the blue box?",
     "statement, there are": "there are two blocks beside the red box",
     "statement, a copula": "the blue block is next to the red box.",
+    "how it was done": "what did you do to put the red block in the blue box?",
+    "why it was tried": "why did you try to put the red block in the blue box",
 }
 READ = {
     "a pick verb, then a place": (

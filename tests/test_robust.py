@@ -44,6 +44,16 @@ MakeEnv = Callable[..., TabletopEnv]
          ["next_to(green_block, red_box)"]),
         ("put teh red blcok inthe blue box", ["in(red_block, blue_box)"]),
         ("put the redblock in the bluebox", ["in(red_block, blue_box)"]),
+        # a question that asks how to do it; a particle; the verb last; a task's name; no "the"
+        ("what would the robot need to do to put the green block in the red box?",
+         ["in(green_block, red_box)"]),
+        ("In: what's the best way to stack the red block on the blue block?\nOut:",
+         ["on(red_block, blue_block)"]),
+        ("put away the yellow block in the red box", ["in(yellow_block, red_box)"]),
+        ("putting the green block away in the blue box", ["in(green_block, blue_box)"]),
+        ("blue block pick up", ["holding(blue_block)"]),
+        ("box sorting: put the green block in the red box", ["in(green_block, red_box)"]),
+        ("pick green block from desk", ["holding(green_block)"]),
     ],
 )  # fmt: skip
 def test_casual_forms_read_as_the_request(
