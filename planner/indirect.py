@@ -33,9 +33,9 @@ from claw.planner import lexicon
 from claw.planner.inflection import verb_forms
 from claw.planner.lexicon import NEGATIONS
 
-__all__ = ["NEGATIONS", "STATE_VERBS", "Rewrite", "active", "causative", "fronted", "holder",
-           "outcome", "phrase_start", "run_on", "topic", "unwanted", "verb_last",
-           "wanted_state"]  # fmt: skip
+__all__ = ["CATAPHORS", "NEGATIONS", "STATE_VERBS", "Rewrite", "active", "causative", "fronted",
+           "headed", "holder", "outcome", "phrase_start", "run_on", "topic", "unwanted",
+           "verb_last", "wanted_state"]  # fmt: skip
 
 AUXILIARIES = {"be", "is", "are", "was", "were", "been", "being", "get", "gets", "got"}
 """The words before a participle that make it passive ("be put", "get moved")."""
@@ -178,6 +178,47 @@ def verb_last(words: list[str], verbs: Collection[str]) -> Rewrite | None:
     k = found[0]
     end = k + 1 + (k + 1 < len(words) and words[k + 1] in _PARTICLES)
     return Rewrite([*words[k:end], *words[:k], *words[end:]], set())
+
+
+_TOWERS = set(lexicon.GRAMMAR_WORDS["_tower_word"])
+_STACKING = {w for phrase in lexicon.STACK_VERBS for w in phrase.split()[:1]}
+
+
+def headed(words: list[str], verbs: Collection[str]) -> Rewrite | None:
+    """ "make a tower: red at the bottom, then green, then blue on top", "stack them: ...": a
+    request's verb before a colon and what it acts on after it, read as one ("make a tower
+    with red at the bottom, ..."; a tower's levels follow "with"); None when ``words`` does
+    not start with a verb and a colon."""
+    colon = next((i for i, w in enumerate(words) if w == ":"), None)
+    if not colon or colon + 1 == len(words) or set(words[:colon]) & {*NEGATIONS, ",", "."}:
+        return None
+    lead, rest = words[:colon], words[colon + 1 :]
+    verb = next((i for i, w in enumerate(lead) if w in verbs), None)
+    tower = any(w in _TOWERS for k, w in enumerate(lead) if k != verb)  # "make a tower"
+    if not tower and not set(lead) & _STACKING:
+        return Rewrite([*lead, *rest], {colon}) if verb == 0 else None
+    rest = [w for k, w in enumerate(rest) for w in _level(rest, k)]
+    if verb is None:  # "a tower: ...", "next I want a tower: ..."
+        return Rewrite(["make", "a", "tower", "with", *rest], set(range(colon + 1)))
+    said = {k for k, w in enumerate(lead) if w not in _PRONOUNS}  # "stack them: red at the …"
+    joint = ["with"] if tower else []  # "build a tower with red at the bottom"
+    dropped = set(range(colon + 1)) - said
+    return Rewrite([*(lead[k] for k in sorted(said)), *joint, *rest], dropped)
+
+
+CATAPHORS = {"them", "it", "those", "these"}
+"""Pronouns before a colon that refer to what follows it ("stack them: red, green, blue")."""
+_PRONOUNS = {*CATAPHORS, "up"}  # and the particle: "stack em up: ..."
+_LEVEL_WORDS = {"bottom": ("at", "the", "bottom"), "top": ("on", "top")}
+
+
+def _level(words: list[str], k: int) -> tuple[str, ...]:
+    """The word at ``k`` of a tower's levels, a level said without its preposition written
+    out ("green bottom": green at the bottom; "red top": red on top)."""
+    word = words[k]
+    if word in _LEVEL_WORDS and k and words[k - 1] not in {"the", "on", "at", "to", "of"}:
+        return _LEVEL_WORDS[word]
+    return (word,)
 
 
 def fronted(words: list[str], verbs: Collection[str]) -> Rewrite | None:

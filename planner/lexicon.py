@@ -199,6 +199,7 @@ ABBREVIATIONS = {"u": "you", "ya": "you", "ur": "your", "pls": "please", "plz": 
                  "abt": "about", "b4": "before", "2nd": "second", "frst": "first",
                  "cuz": "because", "bc": "because", "wanna": "want to", "gonna": "going to",
                  "gotta": "have to", "gimme": "give me", "lemme": "let me", "da": "the",
+                 "em": "them",
                  # punctuation said aloud (dictation)
                  "comma": ",", "period": "."}  # fmt: skip
 TABLE_NAMES = ("tabletop", "desk", "countertop", "counter", "worktop", "workbench", "bench",

@@ -68,10 +68,12 @@ from claw.planner.grammar import (
     split_parts,
 )
 from claw.planner.indirect import (
+    CATAPHORS,
     Rewrite,
     active,
     causative,
     fronted,
+    headed,
     holder,
     outcome,
     run_on,
@@ -162,9 +164,9 @@ def read_instruction(
         unasked = not_asked(instruction, words)
         if unasked is not None:
             raise UnparseableError(f"cannot read {clean_text(instruction, 80)!r}: {unasked}")
-        adjunct = _adjunct_reading(words, check)
-        if adjunct is not None:
-            return adjunct
+        early = _adjunct_reading(words, check) or _headed_reading(Draft(words), check, ahead=True)
+        if early is not None:
+            return early
     try:
         return Reading(parse_instruction(instruction))
     except AmbiguousError:
@@ -175,6 +177,9 @@ def read_instruction(
         refusal = exc
     draft = draft_of(instruction, scene_words)
     _refuse_unknown_verbs(draft, refusal)
+    reading = _headed_reading(draft, check)
+    if reading is not None:
+        return reading
     base: set[int] = set()
     stages = (table_adjuncts(draft.words), chatter(draft.words), purposes(draft.words),
               preambles(draft.words),
@@ -220,6 +225,17 @@ def _refuse_unknown_verbs(draft: Draft, refusal: UnparseableError) -> None:
     if unknown_verb is not None:
         said = draft.words[unknown_verb]
         raise UnparseableError(f"cannot read {said!r}: no action the claws know; {VERBS_ALLOWED}")
+
+
+def _headed_reading(draft: Draft, check: Check | None, ahead: bool = False) -> Reading | None:
+    """The request whose verb comes before a colon and what it acts on after it, read as one
+    (:func:`claw.planner.indirect.headed`: "make a tower: red at the bottom, ..."), if any;
+    ``ahead``: only where a pronoun before the colon refers to what follows it ("stack them:
+    red on the bottom, ..."), which the grammar would read as the objects named before."""
+    heading = headed(draft.words, verb_words())
+    if heading is None or (ahead and not {draft.words[i] for i in heading.dropped} & CATAPHORS):
+        return None
+    return _first_reading(draft, set(), check, [(list(range(len(draft.words))), heading)])
 
 
 def _placements_alone(draft: Draft, check: Check | None) -> Reading | None:

@@ -54,6 +54,12 @@ MakeEnv = Callable[..., TabletopEnv]
         ("blue block pick up", ["holding(blue_block)"]),
         ("box sorting: put the green block in the red box", ["in(green_block, red_box)"]),
         ("pick green block from desk", ["holding(green_block)"]),
+        # a request's verb before a colon, what it acts on after it
+        ("build a tower: yellow at the bottom, then blue, then red on top",
+         ["stacked(yellow_block, blue_block, red_block)"]),
+        ("stack these: blue bottom, then green, yellow top",
+         ["stacked(blue_block, green_block, yellow_block)"]),
+        ("so I want a tower: green first, then red", ["stacked(green_block, red_block)"]),
     ],
 )  # fmt: skip
 def test_casual_forms_read_as_the_request(
