@@ -97,7 +97,7 @@ def draft_of(instruction: str, scene_words: Collection[str]) -> Draft:
 def casual_words(text: str) -> list[str]:
     """The tokens of a normalised text, chat abbreviations and apostrophe-less contractions
     written out ("its" too, before a place), "the" before a table said without it ("from
-    desk")."""
+    desk"), a colour said as a plural noun as its ones ("the reds")."""
     said = list(tokens(text).words)
     words: list[str] = []
     while said:
@@ -109,6 +109,8 @@ def casual_words(text: str) -> list[str]:
             full = "it is"
         if words and words[-1] in _TABLE_PREPOSITIONS and word in _TABLES:  # "pick X from desk"
             full = f"the {full}"
+        if word.endswith("s") and word[:-1] in lexicon.COLOR_WORDS:  # "both reds": red ones
+            full = f"{word[:-1]} ones"
         words.extend(full.split())
     return words
 

@@ -60,6 +60,7 @@ MakeEnv = Callable[..., TabletopEnv]
         ("stack these: blue bottom, then green, yellow top",
          ["stacked(blue_block, green_block, yellow_block)"]),
         ("so I want a tower: green first, then red", ["stacked(green_block, red_block)"]),
+        ("the yellows in the blue box pls", ["in(yellow_block, blue_box)"]),  # a colour's ones
     ],
 )  # fmt: skip
 def test_casual_forms_read_as_the_request(
