@@ -181,6 +181,7 @@ def verb_last(words: list[str], verbs: Collection[str]) -> Rewrite | None:
 
 
 _TOWERS = set(lexicon.GRAMMAR_WORDS["_tower_word"])
+_TOWER_VERBS = set(lexicon.GRAMMAR_WORDS["tower_verb"])
 _STACKING = {w for phrase in lexicon.STACK_VERBS for w in phrase.split()[:1]}
 
 
@@ -195,10 +196,11 @@ def headed(words: list[str], verbs: Collection[str]) -> Rewrite | None:
     lead, rest = words[:colon], words[colon + 1 :]
     verb = next((i for i, w in enumerate(lead) if w in verbs), None)
     tower = any(w in _TOWERS for k, w in enumerate(lead) if k != verb)  # "make a tower"
-    if not tower and not set(lead) & _STACKING:
+    levels = set(lead) & _TOWER_VERBS and set(rest) & _LEVEL_WORDS.keys()  # "build order: …"
+    if not tower and not levels and not set(lead) & _STACKING:
         return Rewrite([*lead, *rest], {colon}) if verb == 0 else None
     rest = [w for k, w in enumerate(rest) for w in _level(rest, k)]
-    if verb is None:  # "a tower: ...", "next I want a tower: ..."
+    if verb is None or (levels and not tower):  # "a tower: …", "I want a tower: …"
         return Rewrite(["make", "a", "tower", "with", *rest], set(range(colon + 1)))
     said = {k for k, w in enumerate(lead) if w not in _PRONOUNS}  # "stack them: red at the …"
     joint = ["with"] if tower else []  # "build a tower with red at the bottom"

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Collection, Iterable
+from dataclasses import replace
 
 from claw.common.exceptions import ClawError
 from claw.planner import lexicon
@@ -192,10 +193,10 @@ def read_instruction(
         if requests is not None:
             return draft.reading(requests, base)
     hedges = {i for i, w in enumerate(draft.words) if w in lexicon.HEDGES}
-    reading = _corrected(draft, base, hedges, check)
+    verbless = not set(draft.words) & verb_words()
+    reading = _corrected(draft, base, hedges, check, verbless)
     if reading is not None:
         return reading
-    verbless = not set(draft.words) & verb_words()
     for dropped in (hedges, set(), wish(draft.words) if verbless else set()):
         text = draft.text(base | dropped)
         requests = _attempt(text, check)
@@ -310,12 +311,15 @@ def _in_context(check: Check | None, before: list[Request]) -> Check | None:
 
 
 def _corrected(
-    draft: Draft, base: set[int], hedges: set[int], check: Check | None
+    draft: Draft, base: set[int], hedges: set[int], check: Check | None, verbless: bool = False
 ) -> Reading | None:
     """The last self-correction applied (:mod:`claw.planner.corrections`: "put it in the blue
-    box, no wait, the red box"), if one reads; its markers may be unknown words or hedges."""
+    box, no wait, the red box"), if one reads; its markers may be unknown words or hedges. A
+    ``verbless`` text is a placement ("yellow in the blue box. no wait, the red box")."""
     said = [i for i in range(len(draft.words)) if i not in base]
     found = corrections([draft.words[i] for i in said], verb_words())
+    if verbless:
+        found = (replace(r, words=["put", *r.words]) for r in found)
     skipped = {draft.words[i] for i in draft.unknown | hedges}
     return _first_reading(draft, base | hedges, check, ((said, r) for r in found), skipped)
 

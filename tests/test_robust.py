@@ -61,6 +61,9 @@ MakeEnv = Callable[..., TabletopEnv]
          ["stacked(blue_block, green_block, yellow_block)"]),
         ("so I want a tower: green first, then red", ["stacked(green_block, red_block)"]),
         ("the yellows in the blue box pls", ["in(yellow_block, blue_box)"]),  # a colour's ones
+        ("assemble in this order: red bottom, then blue, green top",
+         ["stacked(red_block, blue_block, green_block)"]),
+        ("green in the red box. no wait, the blue box", ["in(green_block, blue_box)"]),
     ],
 )  # fmt: skip
 def test_casual_forms_read_as_the_request(
