@@ -20,7 +20,8 @@ from claw.planner.parsing import NUMBER
 from claw.planner.reference import parse_references
 from claw.planner.spelling import content_words, verb_words
 
-__all__ = ["SUBORDINATORS", "WISHING", "asides", "chatter", "codas", "has_content", "headings",
+__all__ = ["SUBORDINATORS", "WISHING", "asides", "chatter", "codas", "dismissals", "has_content",
+           "headings",
            "names", "preambles", "purpose", "purposes", "sentences", "spots", "statement_verbs",
            "tails", "wish"]  # fmt: skip
 
@@ -130,6 +131,23 @@ def purposes(words: list[str]) -> set[int]:
     """The question before a request it asks how to do (:func:`purpose`), by token index."""
     start = purpose(words)
     return set(range(start)) if start is not None else set()
+
+
+_DISMISSING = (("forget", "about"), ("forget",), ("never", "mind"), ("never mind",), ("nevermind",),
+               ("ignore",), ("disregard",), ("skip",))  # fmt: skip
+_CLAUSE_ENDS = {",", ".", ";", "!", "and", "but"}
+
+
+def dismissals(words: list[str]) -> set[int]:
+    """An opening dismissal before a request ("forget the boxes, just put ...", "never mind
+    the red one. put ..."): the dismissing words and what they dismiss, through the mark that
+    ends them, when a verb of the reader's follows; by token index. Alone ("forget about
+    putting the green block on the red block") it dismisses the only request: nothing."""
+    lead = next((len(p) for p in _DISMISSING if tuple(words[: len(p)]) == p), 0)
+    end = next((k for k in range(lead, len(words)) if words[k] in _CLAUSE_ENDS), None)
+    if not lead or end is None or not set(words[end + 1 :]) & verb_words():
+        return set()
+    return set(range(end + 1))
 
 
 def codas(words: list[str]) -> set[int]:

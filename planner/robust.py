@@ -46,6 +46,7 @@ from claw.planner.chatter import (
     chatter,
     codas,
     described,
+    dismissals,
     has_content,
     headings,
     names,
@@ -182,7 +183,8 @@ def read_instruction(
     if reading is not None:
         return reading
     base: set[int] = set()
-    stages = (table_adjuncts(draft.words), chatter(draft.words), purposes(draft.words),
+    stages = (table_adjuncts(draft.words), chatter(draft.words), dismissals(draft.words),
+              purposes(draft.words),
               preambles(draft.words),
               codas(draft.words), asides(draft.words, draft.unknown), but_preambles(draft.words),
               headings(draft.words),
@@ -222,7 +224,8 @@ def _refuse_unknown_verbs(draft: Draft, refusal: UnparseableError) -> None:
     block, then put it in the box"); such a word cannot be left out as saying nothing."""
     if draft.unknown & statement_verbs(draft.words):
         raise refusal
-    unknown_verb = min(draft.unknown & verb_slots(draft.words), default=None)
+    slots = verb_slots(draft.words) - dismissals(draft.words)  # "forget the boxes, just put"
+    unknown_verb = min(draft.unknown & slots, default=None)
     if unknown_verb is not None:
         said = draft.words[unknown_verb]
         raise UnparseableError(f"cannot read {said!r}: no action the claws know; {VERBS_ALLOWED}")

@@ -34,6 +34,7 @@ REFUSED = {
     "statement, there are": "there are two blocks beside the red box",
     "statement, a copula": "the blue block is next to the red box.",
     "how it was done": "what did you do to put the red block in the blue box?",
+    "a dismissal alone": "forget about putting the green block in the red box",
     "why it was tried": "why did you try to put the red block in the blue box",
 }
 READ = {

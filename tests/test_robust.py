@@ -64,6 +64,11 @@ MakeEnv = Callable[..., TabletopEnv]
         ("assemble in this order: red bottom, then blue, green top",
          ["stacked(red_block, blue_block, green_block)"]),
         ("green in the red box. no wait, the blue box", ["in(green_block, blue_box)"]),
+        # a dismissal before a request
+        ("forget the red box, just put the green block in the blue box",
+         ["in(green_block, blue_box)"]),
+        ("never mind the yellow one. stack the red block on the blue block",
+         ["on(red_block, blue_block)"]),
     ],
 )  # fmt: skip
 def test_casual_forms_read_as_the_request(
