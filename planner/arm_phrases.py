@@ -28,15 +28,17 @@ __all__ = ["ArmIntent", "read_arm_phrases"]
 _NOUN = "|".join(ARM_NOUNS)
 _HANDING = "|".join(v for v in HANDOVER_VERBS if v not in ("move", "put", "bring"))
 """The verbs that hand something to someone ("hand", "pass", "give"), not those that move it."""
+_OWNER = r"(?:the\s+|its\s+|your\s+)?"
+_THEN = r"(?:\s*,)?\s+(?:and\s+then|and|then)"
+"""What joins a clause to the one before ("…, and then", "… then")."""
 _TO_ARM = re.compile(
-    rf"\b(?:over\s+)?(?:to|into|in|across\s+to)\s+(?:the\s+|its\s+|your\s+)?"
-    rf"(other|left|right)\s+(?:{_NOUN})\b"
+    rf"\b(?:over\s+)?(?:to|into|in|across\s+to)\s+{_OWNER}(other|left|right)\s+(?:{_NOUN})\b"
 )
 _TO_ONE = re.compile(r"\b(?:over\s+)?(?:to|into)\s+(?:the\s+|your\s+)?(other|left|right)\s+one\b")
 _SWITCH = re.compile(rf"\b(?:switch|swap|change|trade)\s+(?:{_NOUN})\b")
 _WITH_ARMS = re.compile(
-    rf"\b(?:(?:with|using|by|in)\s+(?:the\s+|its\s+|your\s+)?(both|two|left|right)\s+(?:{_NOUN})"
-    rf"|use\s+(?:the\s+|your\s+)?(both|two|left|right)\s+(?:{_NOUN})\s+to)\b"
+    rf"\b(?:(?:with|using|by|in)\s+{_OWNER}(both|two|left|right)\s+(?:{_NOUN})"
+    rf"|use\s+{_OWNER}(both|two|left|right)\s+(?:{_NOUN})\s+to)\b"
 )
 _ADDRESSED_BOTH = re.compile(
     r"(?:,\s*)?\b(?:(can|could|would|will)\s+)?(?:you\s+two|you\s+both|both\s+of\s+you)\b(?:\s*,)?"
@@ -53,7 +55,7 @@ _TIMING = re.compile(
 )
 _HANDOVER_VERB = re.compile(rf"\b(?:{'|'.join(HANDOVER_VERBS)})\b")
 _HANDOVER_CLAUSE = re.compile(
-    rf"(?:\s*,)?\s+(?:and\s+then|and|then)\s+(?:{_HANDING})(?:\s+(?:it|them))?(?:\s+(?:over|off))?"
+    rf"{_THEN}\s+(?:{_HANDING})(?:\s+(?:it|them))?(?:\s+(?:over|off))?"
     r"\s*(?=$|[.,;!?])"
 )
 
@@ -91,7 +93,7 @@ def _ending_arm(said: str) -> tuple[str, str | None]:
         said, to = said[: found.start()] + said[found.end() :], found.group(1)
     elif (switch := _SWITCH.search(said)) is not None:  # "grab the blue cube and switch hands"
         said, to = said[: switch.start()] + said[switch.end() :], "other"
-        said = re.sub(r"(?:\s*,)?\s+(?:and\s+then|and|then)\s*$", "", said.rstrip(" .!"))
+        said = re.sub(rf"{_THEN}\s*$", "", said.rstrip(" .!"))
     else:
         return said, None
     said = _HANDOVER_CLAUSE.sub("", said, count=1)  # "pick up X and pass it": pick up X
