@@ -74,9 +74,17 @@ _EXPANSIONS = re.compile(
 _POLITE = re.compile(r"\b(?:" + "|".join(lexicon.POLITE) + r")\b[,!.]?")
 
 
+_LIST_ITEM = re.compile(r"(?m)^\s*(?:[-*•+]\s*)?(?:\[[ xX]?\]|\d{1,2}[.)](?!\d)|[-*•+])\s+")
+"""A list item's marker at a line's start ("- ", "* ", "1. ", "2) ", "[ ] "): a step of its own."""
+_INLINE_ITEM = re.compile(r"(?<=\s)\d{1,2}\)\s+")
+"""A numbered step within a line ("Steps: 1) put … 2) put …")."""
+
+
 def normalise(instruction: str) -> str:
-    """Lower case, plain spaces, no quotes; punctuation kept where it separates clauses."""
-    text = instruction.lower().replace("’", "'").replace("_", " ")
+    """Lower case, plain spaces, no quotes; punctuation kept where it separates clauses; the
+    items of a list as sentences."""
+    text = _INLINE_ITEM.sub(" . ", _LIST_ITEM.sub(" . ", instruction))
+    text = text.lower().replace("’", "'").replace("_", " ")
     text = re.sub(r"[\"“”]", " ", text)
     text = re.sub(r"\s*(?:->|=>|→)\s*", " to ", text)  # "red block -> blue box"
     text = re.sub(r"\bcentre\b", "center", text)

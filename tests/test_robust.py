@@ -69,6 +69,13 @@ MakeEnv = Callable[..., TabletopEnv]
          ["in(green_block, blue_box)"]),
         ("never mind the yellow one. stack the red block on the blue block",
          ["on(red_block, blue_block)"]),
+        # a list's items, each a step
+        ("plan:\n- yellow block -> red box\n- green block -> blue box",
+         ["in(yellow_block, red_box)", "in(green_block, blue_box)"]),
+        ("1) green on red\n2) yellow on green", ["on(green_block, red_block)",
+                                                 "on(yellow_block, green_block)"]),
+        ("[ ] blue block behind the red box\n[ ] yellow block in the blue box",
+         ["behind(blue_block, red_box)", "in(yellow_block, blue_box)"]),
     ],
 )  # fmt: skip
 def test_casual_forms_read_as_the_request(
