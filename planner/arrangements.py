@@ -153,7 +153,7 @@ def unstack_goals(
     rests_on = supports(world)
     on_blocks = {o: s for o, s in rests_on.items() if type_of(s, world) == "block"}
     previous = list(resolve.last)
-    named = movers_of(resolve, request.objects, "unstack")
+    named = _taken_from(resolve, request, rests_on)
     if request.target is not None:
         resolve.last = previous
         base = resolve.one(request.target, "block")
@@ -187,6 +187,25 @@ def unstack_goals(
         elif obj in rests_on and out_of_boxes:  # in a box: next to it
             goals.append(Predicate.of("next_to", obj, rests_on[obj]))
     return goals
+
+
+def _taken_from(resolve: Resolver, request: Request, rests_on: dict[str, str]) -> list[str]:
+    """The objects a take-out or take-off moves; "the block" among several is the one the
+    place it is taken from holds ("take the block out of the grey box": the block in it)."""
+    previous = list(resolve.last)
+    try:
+        return movers_of(resolve, request.objects, "unstack")
+    except AmbiguousError:
+        if request.target is None or len(request.objects) != 1:
+            raise
+        resolve.last = previous
+        base = resolve.one(request.target)
+        every = resolve.objects(request.objects[0].loosened(), "block")
+        held = [o for o in every if rests_on.get(o) == base]
+        if len(held) != 1:
+            raise
+        resolve.last = held
+        return held
 
 
 def stacks_by_colour(movers: list[str], world: WorldState | None) -> list[Predicate]:

@@ -144,6 +144,7 @@ def test_an_even_row_has_no_middle(make_env: Any) -> None:
         "take out the red block from the blue box",
         "take out the red block",
         "you take the red block out from the box please",
+        "take the block out of the blue box",  # of two blocks, the one the box holds
     ],
 )
 def test_take_out_with_its_particle_first_or_from(in_box: TabletopEnv, instruction: str) -> None:
