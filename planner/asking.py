@@ -23,7 +23,7 @@ from claw.planner.chatter import SUBORDINATORS, WISHING, names, purpose
 from claw.planner.inflection import verb_forms
 from claw.planner.spelling import verb_words
 
-__all__ = ["not_asked", "verb_slots"]
+__all__ = ["not_asked", "stated", "verb_slots"]
 
 # These words are no part of the vocabulary (:func:`claw.planner.spelling.vocabulary`): a
 # reading that gets past these checks may still leave them out as words that name nothing.
@@ -95,7 +95,7 @@ def not_asked(text: str, words: list[str]) -> str | None:
     condition = _condition(words)
     if condition is not None:
         return f"asks only on a condition ({condition!r}), which the planner cannot know"
-    if _stated(words):
+    if stated(words):
         return "says what is, not what to do"
     return None
 
@@ -137,7 +137,7 @@ def _condition(words: list[str]) -> str | None:
     return None
 
 
-def _stated(words: list[str]) -> bool:
+def stated(words: list[str]) -> bool:
     """Whether the text only states what is: a copula, no verb of the reader's and nothing
     that asks ("there's a red block left of the box", "my favourite is the yellow block")."""
     if not set(words) & _COPULAS or set(words) & _ASKING_MARKS:

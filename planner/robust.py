@@ -39,7 +39,7 @@ from dataclasses import replace
 
 from claw.common.exceptions import ClawError
 from claw.planner import lexicon
-from claw.planner.asking import not_asked, verb_slots
+from claw.planner.asking import not_asked, stated, verb_slots
 from claw.planner.chatter import (
     asides,
     but_preambles,
@@ -290,6 +290,8 @@ def _by_parts(draft: Draft, scene_words: Collection[str], check: Check | None) -
                 parts[k + 1], joined = f"{part} , {parts[k + 1]}", k + 1  # block. put it …"
             elif k + 1 < len(parts) and (seen := described(words)):  # "there's a red block."
                 requests.append(Request(action="note", objects=seen, text=part, turn=turn))
+            elif stated(words):  # "your arm is empty.": the scene says what is
+                ignored.extend(words)
             else:
                 return None
             continue

@@ -69,6 +69,9 @@ MakeEnv = Callable[..., TabletopEnv]
          ["in(green_block, blue_box)"]),
         ("never mind the yellow one. stack the red block on the blue block",
          ["on(red_block, blue_block)"]),
+        # what is said of the scene, beside the request
+        ("the red block is on the table. your arm is empty. the red block should be on top of "
+         "the blue block", ["on(red_block, blue_block)"]),
         # a list's items, each a step
         ("plan:\n- yellow block -> red box\n- green block -> blue box",
          ["in(yellow_block, red_box)", "in(green_block, blue_box)"]),
