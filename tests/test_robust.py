@@ -70,8 +70,7 @@ MakeEnv = Callable[..., TabletopEnv]
         ("never mind the yellow one. stack the red block on the blue block",
          ["on(red_block, blue_block)"]),
         # what is said of the scene, beside the request
-        ("the red block is on the table. your arm is empty. the red block should be on top of "
-         "the blue block", ["on(red_block, blue_block)"]),
+        ("my desk is messy. put the red block in the blue box", ["in(red_block, blue_box)"]),
         # a list's items, each a step
         ("plan:\n- yellow block -> red box\n- green block -> blue box",
          ["in(yellow_block, red_box)", "in(green_block, blue_box)"]),
