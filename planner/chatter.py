@@ -202,15 +202,28 @@ def spots(words: list[str]) -> set[int]:
     return dropped
 
 
+_REMARK_STARTS = {",", "please", "thanks"}
+"""Where a closing remark may start: a comma, a closing "please" or "thanks" ("stack green on
+yellow pls my advisor wants a pic")."""
+_RUN_ON = (("it", "is"), ("that", "is"), ("this", "is"), ("it", "was"), ("that", "was"))
+"""A remark run on after the request ("take it out of the box its in the way")."""
+
+
 def tails(words: list[str]) -> set[int]:
-    """A sentence's closing words after its last comma when they name nothing ("..., thanks a
-    lot", "..., ok?"), the comma too, by token index."""
+    """A sentence's closing words after its last comma, a closing "please" or a run-on "it
+    is" when they name nothing ("..., thanks a lot", "..., ok?", "... pls my advisor wants a
+    pic", "... its blocking my view"), the mark too, by token index."""
     dropped: set[int] = set()
     for sentence in sentences(words):
         said = [i for i in sentence if words[i] not in _SENTENCE_END]
-        comma = next((k for k in reversed(range(len(said))) if words[said[k]] == ","), None)
-        if comma and comma < len(said) - 1 and not has_content(words, said[comma + 1 :]):
-            dropped.update(said[comma:])
+        marks = [k for k in range(1, len(said) - 1) if words[said[k]] in _REMARK_STARTS]
+        marks += [
+            k for k in range(2, len(said) - 2) if (words[said[k]], words[said[k + 1]]) in _RUN_ON
+        ]
+        for mark in sorted(marks, reverse=True):
+            if not has_content(words, said[mark + 1 :]):
+                dropped.update(said[mark:])
+                break
     return dropped
 
 

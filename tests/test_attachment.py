@@ -145,6 +145,7 @@ def test_an_even_row_has_no_middle(make_env: Any) -> None:
         "take out the red block",
         "you take the red block out from the box please",
         "take the block out of the blue box",  # of two blocks, the one the box holds
+        "can you take the red block out of the blue box its in the way",  # a remark run on
     ],
 )
 def test_take_out_with_its_particle_first_or_from(in_box: TabletopEnv, instruction: str) -> None:
