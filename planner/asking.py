@@ -138,11 +138,17 @@ def _condition(words: list[str]) -> str | None:
 
 
 def stated(words: list[str]) -> bool:
-    """Whether the text only states what is: a copula, no verb of the reader's and nothing
-    that asks ("there's a red block left of the box", "my favourite is the yellow block")."""
+    """Whether the text only states what is: a copula, no verb of the reader's (but as the
+    state after the copula: "is empty") and nothing that asks ("there's a red block left of
+    the box", "my favourite is the yellow block")."""
     if not set(words) & _COPULAS or set(words) & _ASKING_MARKS:
         return False
-    return not any((_doing(w) or w in verb_forms("ing")) and not names(w) for w in words)
+    verbs = verb_words()
+    state = {k for k in range(1, len(words)) if words[k - 1] in _COPULAS and words[k] in verbs}
+    return not any(  # a plain verb right after the copula is a state: "your arm is empty"
+        (_doing(w) or w in verb_forms("ing")) and not names(w) and k not in state
+        for k, w in enumerate(words)
+    )
 
 
 def verb_slots(words: list[str]) -> set[int]:

@@ -78,7 +78,7 @@ def preambles(words: list[str]) -> set[int]:
     known = verb_words() | set(verb_forms("ing"))
     dropped: set[int] = set()
     for sentence in sentences(words):
-        first = next((k for k, i in enumerate(sentence) if words[i] in known), None)
+        first = next((k for k, i in enumerate(sentence) if _verb_at(words, i, known)), None)
         condition = _addressee_condition(words, sentence, known) if first == 2 else []
         if condition:
             dropped.update(condition)
@@ -89,6 +89,15 @@ def preambles(words: list[str]) -> set[int]:
             if comma and not any(words[i] in content_words() for i in sentence[:comma]):
                 dropped.update(sentence[: comma + 1])
     return dropped
+
+
+_BE = {"is", "are", "was", "were", "be", "been", "being"}
+
+
+def _verb_at(words: list[str], i: int, verbs: Collection[str]) -> bool:
+    """Whether the word at ``i`` is a verb of ``verbs`` said as one: not right after a copula
+    ("your arm is empty": a state, not "empty it")."""
+    return words[i] in verbs and not (i and words[i - 1] in _BE)
 
 
 def _addressee_condition(
@@ -360,7 +369,7 @@ def narrated(words: list[str]) -> tuple[set[int], dict[int, str]]:
 
 _SEEING = (("there", "is"), ("there", "are"), ("here", "is"), ("here", "are"), ("i", "see"),
            ("i", "can", "see"), ("you", "see"), ("you", "can", "see"), ("i", "have"),
-           ("we", "have"), ("i", "notice"))  # fmt: skip
+           ("we", "have"), ("you", "have"), ("i", "notice"))  # fmt: skip
 """What a sentence that says what is there starts with ("there's a yellow block ...")."""
 
 

@@ -284,7 +284,9 @@ def _by_parts(draft: Draft, scene_words: Collection[str], check: Check | None) -
             reading = read_instruction(part, scene_words, _in_context(check, list(requests)))
         except UnparseableError:
             words = casual_words(part)
-            if not has_content(words, range(len(words))):
+            if not has_content(words, range(len(words))) or (
+                k + 1 < len(parts) and _collective_heading(words)
+            ):
                 ignored.extend(words)
             elif k + 1 < len(parts) and k != joined and reads_as_objects(part):  # "the blue
                 parts[k + 1], joined = f"{part} , {parts[k + 1]}", k + 1  # block. put it …"
@@ -301,6 +303,21 @@ def _by_parts(draft: Draft, scene_words: Collection[str], check: Check | None) -
         corrected.extend(reading.corrected)
     asked = any(r.action != "note" for r in requests)
     return Reading(requests, tuple(ignored), tuple(corrected)) if asked else None
+
+
+_COLLECTIVE = {"them", "everything", *(w for w in lexicon.GENERIC_HEADS if w.endswith("s")),
+               *(w + "s" for w in lexicon.TYPE_WORDS)}  # fmt: skip
+
+
+def _collective_heading(words: list[str]) -> bool:
+    """Whether a part asks to move objects named together without saying where, before parts
+    that do ("your goal is to move the blocks. the blue block should be on the red block."):
+    the heading of what follows."""
+    verbs = verb_words()
+    after = [*words[1:], ""]
+    said = {w for w, nxt in zip(words, after, strict=True) if (w, nxt in verbs) != ("to", True)}
+    placeless = not said & {*lexicon.PLACE_LEADS, *lexicon.COLOR_WORDS, *lexicon.NEGATIONS}
+    return placeless and bool(said & _COLLECTIVE) and bool(said & verbs)  # "to move": no place
 
 
 MAX_SOFT_SPOTS = 16

@@ -35,6 +35,7 @@ REFUSED = {
     "statement, a copula": "the blue block is next to the red box.",
     "how it was done": "what did you do to put the red block in the blue box?",
     "a dismissal alone": "forget about putting the green block in the red box",
+    "a state after the copula": "your arm is empty.",  # not "empty ..."
     "why it was tried": "why did you try to put the red block in the blue box",
 }
 READ = {

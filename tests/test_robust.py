@@ -71,6 +71,9 @@ MakeEnv = Callable[..., TabletopEnv]
          ["on(red_block, blue_block)"]),
         # what is said of the scene, beside the request
         ("my desk is messy. put the red block in the blue box", ["in(red_block, blue_box)"]),
+        # the objects to move named together, before where each goes
+        ("your goal is to move the blocks. the red block should be on the blue block.",
+         ["on(red_block, blue_block)"]),
         # a list's items, each a step
         ("plan:\n- yellow block -> red box\n- green block -> blue box",
          ["in(yellow_block, red_box)", "in(green_block, blue_box)"]),
