@@ -139,8 +139,22 @@ def run_cases(
             for ref in ready:
                 yield from _outcomes(ray, ref, [(i, cases[i]) for i in pending.pop(ref)])
     finally:
-        for ref in pending:
+        _cancel(ray, list(pending))
+
+
+CANCEL_TRIES = 5
+"""How often the tasks left are cancelled again: a cancel that lands while its task is being
+placed on a worker is lost, and the task would run to its end."""
+
+
+def _cancel(ray: Any, refs: list[Any]) -> None:
+    """Cancel ``refs`` (force: their workers are stopped), again for those that do not end."""
+    for _ in range(CANCEL_TRIES):
+        for ref in refs:
             ray.cancel(ref, force=True)
+        if not refs:
+            return
+        _, refs = ray.wait(refs, num_returns=len(refs), timeout=2.0)
 
 
 def _outcomes(ray: Any, ref: Any, cases: list[tuple[int, Case]]) -> list[CaseOutcome]:
