@@ -20,6 +20,7 @@ import re
 
 from claw.planner import lexicon
 from claw.planner.chatter import SUBORDINATORS, WISHING, names, purpose
+from claw.planner.indirect import COPULAS
 from claw.planner.inflection import verb_forms
 from claw.planner.spelling import verb_words
 
@@ -58,10 +59,11 @@ _PERFECT = {"have", "had", "'ve", "'d"}
 _QUOTED = re.compile(r"""(?:^|\s)['"‘“]([^'"’”]*\s[^'"’”]*)['"’”](?=\s|[?.!,]|$)""")
 _LEADS = {*lexicon.HEDGES, ",", "hey", "hi", "and", "then", "oh", "um", "uh"}
 """Words before a sentence's subject that say nothing of who does what."""
-_COPULAS = {"is", "are", "was", "were"}
 _ASKING_MARKS = {*WISHING, "let", "can", "must", "have", "has", "?"}
 """Words that make a sentence with no verb ask for something ("I'd like the red block in the
 box", "the red block should be in the box")."""
+_NO_VERBS = INTERJECTIONS | _ASKING.keys()
+"""Words at a clause's start that are no verb: interjections, question words ("how about …")."""
 _CLAUSE_STARTS = {",", ".", ";", ":", "!", "?", "then", "and", "to", "please", "first", "now",
                   "also", "next", "finally", *lexicon.HEDGES}  # fmt: skip
 _OBJECT_WORDS = {*lexicon.TYPE_WORDS, *lexicon.GENERIC_HEADS}
@@ -117,10 +119,8 @@ def _narrated(words: list[str]) -> bool:
         verb = rest[0] if rest else ""
         if word in SUBJECTS and _doing(verb):
             return True
-        if word in ADDRESSEES and _doing(verb):
-            plain = verb in verb_words()
-            if past or not plain:
-                return True
+        if word in ADDRESSEES and _doing(verb) and (past or verb not in verb_words()):
+            return True
     return False
 
 
@@ -141,10 +141,10 @@ def stated(words: list[str]) -> bool:
     """Whether the text only states what is: a copula, no verb of the reader's (but as the
     state after the copula: "is empty") and nothing that asks ("there's a red block left of
     the box", "my favourite is the yellow block")."""
-    if not set(words) & _COPULAS or set(words) & _ASKING_MARKS:
+    if not set(words) & COPULAS or set(words) & _ASKING_MARKS:
         return False
     verbs = verb_words()
-    state = {k for k in range(1, len(words)) if words[k - 1] in _COPULAS and words[k] in verbs}
+    state = {k for k in range(1, len(words)) if words[k - 1] in COPULAS and words[k] in verbs}
     return not any(  # a plain verb right after the copula is a state: "your arm is empty"
         (_doing(w) or w in verb_forms("ing")) and not names(w) and k not in state
         for k, w in enumerate(words)
@@ -160,8 +160,8 @@ def verb_slots(words: list[str]) -> set[int]:
     gerunds = verb_forms("ing")
     found: set[int] = set()
     for i, word in enumerate(words[:-1]):
-        if (i and words[i - 1] not in _CLAUSE_STARTS) or word in INTERJECTIONS | _ASKING.keys():
-            continue  # "how about putting ...": a question word, no verb
+        if (i and words[i - 1] not in _CLAUSE_STARTS) or word in _NO_VERBS:
+            continue
         after = words[i + 1 : i + 3]
         if after[0] in gerunds or after[-1] in gerunds:
             found.add(i)

@@ -14,7 +14,7 @@ from claw.planner import lexicon
 from claw.planner.corrections import MARKERS
 from claw.planner.exceptions import UnparseableError
 from claw.planner.forms import Reference
-from claw.planner.indirect import NEGATIONS, STATE_VERBS, phrase_start
+from claw.planner.indirect import COPULAS, NEGATIONS, STATE_VERBS, phrase_start
 from claw.planner.inflection import verb_forms
 from claw.planner.parsing import NUMBER
 from claw.planner.reference import parse_references
@@ -91,7 +91,7 @@ def preambles(words: list[str]) -> set[int]:
     return dropped
 
 
-_BE = {"is", "are", "was", "were", "be", "been", "being"}
+_BE = {*COPULAS, "be", "been", "being"}
 
 
 def _verb_at(words: list[str], i: int, verbs: Collection[str]) -> bool:
@@ -382,7 +382,7 @@ def described(words: list[str]) -> list[Reference] | None:
         return None
     words = words[next((i for i, w in enumerate(words) if w not in lexicon.HEDGES), 0) :]
     lead = next((len(s) for s in _SEEING if tuple(words[: len(s)]) == s), None)
-    copula = next((i for i, w in enumerate(words) if w in ("is", "are", "was", "were")), None)
+    copula = next((i for i, w in enumerate(words) if w in COPULAS), None)
     said = words[lead:] if lead is not None else words[:copula] if copula else []
     for end in range(len(said), 0, -1):
         try:

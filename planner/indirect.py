@@ -33,8 +33,8 @@ from claw.planner import lexicon
 from claw.planner.inflection import verb_forms
 from claw.planner.lexicon import NEGATIONS
 
-__all__ = ["CATAPHORS", "NEGATIONS", "STATE_VERBS", "Rewrite", "active", "causative", "fronted",
-           "headed", "holder", "outcome", "phrase_start", "run_on", "topic", "unwanted",
+__all__ = ["CATAPHORS", "COPULAS", "NEGATIONS", "STATE_VERBS", "Rewrite", "active", "causative",
+           "fronted", "headed", "holder", "outcome", "phrase_start", "run_on", "topic", "unwanted",
            "verb_last", "wanted_state"]  # fmt: skip
 
 AUXILIARIES = {"be", "is", "are", "was", "were", "been", "being", "get", "gets", "got"}
@@ -202,7 +202,7 @@ def headed(words: list[str], verbs: Collection[str]) -> Rewrite | None:
     rest = [w for k, w in enumerate(rest) for w in _level(rest, k)]
     if verb is None or (levels and not tower):  # "a tower: …", "I want a tower: …"
         return Rewrite(["make", "a", "tower", "with", *rest], set(range(colon + 1)))
-    said = {k for k, w in enumerate(lead) if w not in _PRONOUNS}  # "stack them: red at the …"
+    said = {k for k, w in enumerate(lead) if w not in _LEAD_LEFT_OUT}  # "stack them: red at the …"
     joint = ["with"] if tower else []  # "build a tower with red at the bottom"
     dropped = set(range(colon + 1)) - said
     return Rewrite([*(lead[k] for k in sorted(said)), *joint, *rest], dropped)
@@ -210,7 +210,7 @@ def headed(words: list[str], verbs: Collection[str]) -> Rewrite | None:
 
 CATAPHORS = {"them", "it", "those", "these"}
 """Pronouns before a colon that refer to what follows it ("stack them: red, green, blue")."""
-_PRONOUNS = {*CATAPHORS, "up"}  # and the particle: "stack em up: ..."
+_LEAD_LEFT_OUT = {*CATAPHORS, "up"}  # and the particle: "stack em up: ..."
 _LEVEL_WORDS = {"bottom": ("at", "the", "bottom"), "top": ("on", "top")}
 
 
@@ -342,7 +342,9 @@ _UNWANTING = {"want", "need", "like", "wish"}
 _STATE_FRAME = {*MODALS, *AUXILIARIES, "stay", "stays", "remain", "remains", "left", "more",
                 "longer", "anymore", "there", "do", "does", "not", "i", "we"}  # fmt: skip
 _BOUNDARIES = {".", "!", "?", ";", "then"}
-_COPULAS = {"is", "are", "was", "were", "be"}
+COPULAS = frozenset({"is", "are", "was", "were"})
+"""The finite copulas: what says what is ("the red block is in the box")."""
+_COPULAS = {*COPULAS, "be"}
 STATE_VERBS = {*_COPULAS, "being", "been", "stay", "stays", "remain", "remains",
                *(w for w in lexicon.BE if w.endswith(("ing", "ed")))}  # fmt: skip
 """What a wanted state's verbs are ("that the green block stays in the box", "was sitting",
