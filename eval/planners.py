@@ -103,6 +103,13 @@ def mock_planner(context: PlannerContext) -> LLMPlanner:
 
 
 register_planner(
-    "replay", replay_planner, usage="replay:FILE", takes_argument=True, check=check_replay
+    "replay",
+    replay_planner,
+    usage="replay:FILE",
+    takes_argument=True,
+    check=check_replay,
+    builtin=True,
 )
-register_planner("mock", mock_planner, usage=MOCK_USAGE, takes_argument=True, check=check_mock)
+register_planner(
+    "mock", mock_planner, usage=MOCK_USAGE, takes_argument=True, check=check_mock, builtin=True
+)

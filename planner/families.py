@@ -18,11 +18,13 @@ from claw.planner.offline import OfflinePlanner
 from claw.planner.registry import (
     PlannerContext,
     PlannerSpec,
+    family_of,
     make_planner,
     parse_planner,
     planner_names,
     register_planner,
 )
+from claw.planner.text import clean_text
 
 API_BASE_ENV = "CLAW_API_BASE"
 """The endpoint a model is asked at when ``--api-base`` gives none."""
@@ -83,6 +85,11 @@ def check_hybrid(spec: PlannerSpec) -> PlannerSpec:
     examples = "e.g. offline+openai/gpt-4o-mini, offline+local or offline+mock:oracle"
     if not spec.argument.strip():
         raise InvalidPlannerError(f"{spec.text!r} names no model after {HYBRID!r}: {examples}")
+    if family_of(spec.argument) == HYBRID:  # refused before it is parsed: no nesting at all
+        raise InvalidPlannerError(
+            f"{clean_text(spec.text, 80)!r}: {HYBRID} hands over to a model, not to "
+            f"{clean_text(spec.argument, 80)!r}: {examples}"
+        )
     fallback = parse_planner(spec.argument)
     if fallback.family in (OFFLINE, HYBRID):
         raise InvalidPlannerError(
@@ -112,11 +119,21 @@ def hybrid_planner(context: PlannerContext) -> HybridPlanner:
     return HybridPlanner(OfflinePlanner(), fallback)
 
 
-register_planner(OFFLINE, offline_planner)
+register_planner(OFFLINE, offline_planner, builtin=True)
 register_planner(
-    MODEL, model_planner, usage="a litellm model", check=check_model_name, default=True
+    MODEL,
+    model_planner,
+    usage="a litellm model",
+    check=check_model_name,
+    default=True,
+    builtin=True,
 )
-register_planner("local", local_planner, usage="local (claw llm serve)")
+register_planner("local", local_planner, usage="local (claw llm serve)", builtin=True)
 register_planner(
-    HYBRID, hybrid_planner, usage="offline+MODEL", takes_argument=True, check=check_hybrid
+    HYBRID,
+    hybrid_planner,
+    usage="offline+MODEL",
+    takes_argument=True,
+    check=check_hybrid,
+    builtin=True,
 )

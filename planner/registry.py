@@ -16,6 +16,7 @@ A name is checked by :func:`parse_planner` before anything runs; a bad one is an
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +34,9 @@ MODEL_ENV = "CLAW_MODEL"
 JOINER = "+"
 """A family whose name ends in it takes its argument right after it (``offline+MODEL``); any
 other family that takes one, after a colon (``mock:oracle``)."""
+FAMILY_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,38}\+?")
+"""A family's name: ASCII letters, digits, ``_``, ``.`` and ``-``, at most 40 characters with a
+trailing ``+`` (a family joined to its argument)."""
 
 
 class PlannerSpec(BaseModel):
@@ -85,6 +89,7 @@ class PlannerFamily:
     takes_argument: bool = False
     check: SpecCheck | None = None
     default: bool = False
+    builtin: bool = False
 
     @property
     def lead(self) -> str:
@@ -103,12 +108,15 @@ def register_planner(
     takes_argument: bool = False,
     check: SpecCheck | None = None,
     default: bool = False,
+    builtin: bool = False,
 ) -> None:
-    """Register a planner family; registering a name again replaces it, in its place.
+    """Register a planner family; registering a name again replaces it, in its place, unless it
+    is one of claw's own (``builtin``), which are never replaced.
 
     Args:
-        prefix: The family's name: the whole ``--planner`` value, or with ``takes_argument``
-            the part before ``:`` (or before the argument, for a name that ends in ``+``).
+        prefix: The family's name (:data:`FAMILY_NAME`): the whole ``--planner`` value, or with
+            ``takes_argument`` the part before ``:`` (or before the argument, for a name that
+            ends in ``+``).
         factory: Builds the planner from a :class:`PlannerContext`.
         usage: How the list of planners in error messages shows it (default: ``prefix``, or
             ``prefix:ARG``); the families are listed in the order they registered.
@@ -116,11 +124,29 @@ def register_planner(
         check: Checks the argument when the name is parsed, before anything runs.
         default: The family of every name no other family takes (where several are, the
             last listed); ``prefix`` is then only its name in :class:`PlannerSpec`.
+        builtin: One of claw's own families (``claw.planner``'s and ``claw.eval``'s).
+
+    Raises:
+        ValueError: a name that is not :data:`FAMILY_NAME`, a usage with control characters,
+            or a name of claw's own families.
+        TypeError: a factory that cannot be called.
     """
-    if not prefix or ":" in prefix or any(c.isspace() for c in prefix):
-        raise ValueError(f"a planner family's name has no colon or space: {prefix!r}")
+    if not FAMILY_NAME.fullmatch(prefix):
+        raise ValueError(
+            f"a planner family's name has ASCII letters, digits, '_', '.' and '-' (no colon or "
+            f"space; a '+' only at its end), at most 40 characters: not {prefix!a}"
+        )
+    if not callable(factory):
+        raise TypeError(f"planner family {prefix!r}: its factory is not callable")
     shown = usage or (f"{prefix}:ARG" if takes_argument else prefix)
-    _families[prefix] = PlannerFamily(prefix, factory, shown, takes_argument, check, default)
+    if not shown.isprintable():
+        raise ValueError(f"planner family {prefix!r}: its usage {shown!a} is not printable")
+    known = _families.get(prefix)
+    if known is not None and known.builtin:
+        raise ValueError(f"planner family {prefix!r} is claw's own; register yours by another name")
+    _families[prefix] = PlannerFamily(
+        prefix, factory, shown, takes_argument, check, default, builtin
+    )
 
 
 def planner_names() -> str:
@@ -146,6 +172,15 @@ def parse_planner(text: str | None) -> PlannerSpec:
         argument = ""
     spec = PlannerSpec(text=text, family=family.name, argument=argument)
     return family.check(spec) if family.check is not None else spec
+
+
+def family_of(text: str) -> str:
+    """The name of the family ``text`` is a name of, unchecked (its argument is not parsed).
+
+    Raises:
+        InvalidPlannerError: no family takes it (and there is no default family).
+    """
+    return _family_of(text.strip()).name
 
 
 def _family_of(text: str) -> PlannerFamily:
@@ -191,6 +226,11 @@ def make_planner(
     if family is None:
         raise InvalidPlannerError(f"unknown planner {spec.text!r}; planners: {planner_names()}")
     planner = family.factory(PlannerContext(spec, settings, env, ground_truth))
+    if planner is None:
+        raise InvalidPlannerError(
+            f"planner family {family.name!r} built no planner for {spec.text!r} (its factory "
+            "returned None)"
+        )
     if fallback is not None:
         planner = FallbackPlanner(planner, make_planner(fallback, env=env, settings=settings))
     return planner
