@@ -31,6 +31,18 @@ def uses_goal(mode: str, plan: Plan) -> bool:
     return mode == "goal" or (mode == "auto" and bool(plan.goal))
 
 
+def goal_problems(plan: Plan) -> list[str]:
+    """What a goal-mode answer lacks: its goal, where it wrote steps that claw derives from one
+    (they would be dropped, and nothing done)."""
+    derived = sorted({step.skill for step in plan.steps if step.skill in DERIVED_SKILLS})
+    if plan.goal or not derived:
+        return []
+    return [
+        f"goal mode: the answer has {', '.join(derived)} steps and no goal, and claw writes those "
+        "steps from the goal: state the goal, the predicates that must hold at the end"
+    ]
+
+
 def derive_steps(plan: Plan, world: WorldState) -> Plan:
     """``plan`` with its picks and places replaced by the steps that reach its goal.
 

@@ -36,7 +36,13 @@ from claw.planner.arms import with_arms
 from claw.planner.base import Planner, PlannerPair, Reader
 from claw.planner.completion import ModelClient, ModelSettings, Usage
 from claw.planner.exceptions import InvalidPlanError, PlannerUnavailableError
-from claw.planner.goal_mode import LLM_MODES, derive_steps, goal_vocabulary, uses_goal
+from claw.planner.goal_mode import (
+    LLM_MODES,
+    derive_steps,
+    goal_problems,
+    goal_vocabulary,
+    uses_goal,
+)
 from claw.planner.offline import OfflinePlanner
 from claw.planner.plan import MAX_PLAN_STEPS, Failure, Plan, plan_problems, read_goal
 from claw.planner.prompting import (
@@ -338,6 +344,8 @@ class LLMPlanner(ModelClient):
         goal, errors = read_goal(reply.goal, env.object_names)
         plan = Plan(goal=goal, steps=reply.steps)
         errors += plan_problems(plan, env, self.composites)
+        if uses_goal(self.mode, plan):
+            errors += goal_problems(plan)
         if not errors:
             try:  # goal mode: the steps that reach the goal are the symbolic generator's
                 world = env.world_state()

@@ -4,6 +4,7 @@ that is not text, a goal-mode answer with no goal, and what ``register_planner``
 
 from __future__ import annotations
 
+import json
 import subprocess
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -11,6 +12,7 @@ from typing import Any
 import pytest
 
 import claw.eval  # noqa: F401  (registers replay:FILE and mock:*)
+from claw.envs import TabletopEnv
 from claw.planner import registry
 from claw.planner.exceptions import (
     InvalidPlannerError,
@@ -65,6 +67,29 @@ def test_a_hybrid_nested_a_thousand_times_is_one_line(claw_in_process: ClawRun) 
     result = claw_in_process("eval", "basic", "--planner", name, "--limit", "1")
     assert result.returncode == 2
     assert len(one_line(result, "invalid_input")) < 400
+
+
+# -- finding 14: a goal-mode answer with no goal is repaired ------------------------------------
+
+
+def test_a_goal_mode_answer_of_picks_and_places_without_a_goal_is_repaired(
+    env: TabletopEnv,
+) -> None:
+    goalless = {
+        "goal": [],
+        "steps": [
+            {"skill": "pick", "args": {"object": "red_block"}},
+            {"skill": "place", "args": {"target": "blue_box", "relation": "in"}},
+        ],
+        "error": None,
+    }
+    llm, calls = counted(json.dumps(goalless), json.dumps(GOAL))
+    llm.mode = "goal"
+    plan = llm.plan(INSTRUCTION, env)
+    assert [str(p) for p in plan.goal] == GOAL["goal"] and plan.steps
+    assert len(calls) == 2
+    repair = llm.messages[-2]["content"]
+    assert "goal mode" in repair and "pick" in repair
 
 
 # -- finding 22: what register_planner accepts --------------------------------------------------
