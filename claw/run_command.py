@@ -211,8 +211,10 @@ def run(
     try:
         from claw.common.outputs import check_apart
         from claw.envs.video import check_video_path
+        from claw.planner.instruction import check_text
         from claw.runtime import make_planner
 
+        check_text(instruction)  # before anything is built: bytes that are not UTF-8
         if video is not None:
             check_video_path(video)
             check_apart([scene_file(scene), *cassettes([planner])], [("video file", video)])

@@ -22,6 +22,7 @@ from claw.envs.scene import SceneSpec
 from claw.envs.seeding import check_seed
 from claw.envs.yamlfile import YamlLimitError, read_yaml
 from claw.eval.exceptions import InvalidSuiteError
+from claw.planner.instruction import not_text
 
 SUITES_DIR = Path(__file__).with_name("suites")
 ErrorKind = Literal[
@@ -61,6 +62,14 @@ class Case(BaseModel):
     object must end within the push skill's tolerance (2 cm) of where it stood at reset plus
     ``distance`` along ``direction`` (``claw.eval.judging.judge_push``), whatever steps claimed."""
     tags: list[str] = Field(default_factory=list)
+
+    @field_validator("instruction")
+    @classmethod
+    def _text(cls, instruction: str) -> str:
+        problem = not_text(instruction)
+        if problem is not None:  # bytes that are not UTF-8: no run, model or JSON can take it
+            raise ValueError(f"not UTF-8 text: {problem}")
+        return instruction
 
     @field_validator("seed", mode="before")
     @classmethod

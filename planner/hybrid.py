@@ -9,7 +9,9 @@ object: the person's bad input, which a model could only answer with a guess) an
 no skill does, a box to pick up, a place no skill reaches, goals that cannot hold together —
 and names what it read; the skills cannot do it whoever reads it, and a model would have to
 read the instruction as something else to answer it: a wrong plan is worse than a refusal. An
-instruction with no text at all is refused offline too (there is nothing for a model to read).
+instruction with no text at all is refused offline too (there is nothing for a model to read), and
+so is one over the reader's length cap or one that is not text (``claw.planner.instruction``):
+none is sent to the model.
 
 A case keeps its reader: the offline reader replans what it planned, the model what it planned
 (in goal mode, which the family asks for by default, that is the step generator again).
@@ -24,6 +26,7 @@ from claw.common.exceptions import ClawError
 from claw.envs.tabletop import TabletopEnv
 from claw.planner.base import Planner, PlannerPair
 from claw.planner.completion import Usage
+from claw.planner.instruction import check_instruction
 from claw.planner.plan import Failure, Plan
 from claw.planner.text import clean_text
 
@@ -63,9 +66,13 @@ class HybridPlanner(PlannerPair):
         """The first planner's plan; the model's where the first refuses in a handed-over kind.
 
         Raises:
-            ClawError: the first planner's refusal of another kind, or the model's own.
+            ClawError: the first planner's refusal of another kind, or the model's own; an
+                instruction over ``MAX_INSTRUCTION_CHARS``, or not text, is refused offline.
         """
         self.active, self.handed_over = self.first, None
+        check_instruction(
+            instruction
+        )  # what the reader refuses for its length, a model is not sent
         try:
             return self.first.plan(instruction, env)
         except ClawError as exc:

@@ -43,6 +43,7 @@ from claw.planner.goal_mode import (
     goal_vocabulary,
     uses_goal,
 )
+from claw.planner.instruction import check_instruction
 from claw.planner.offline import OfflinePlanner
 from claw.planner.plan import MAX_PLAN_STEPS, Failure, Plan, plan_problems, read_goal
 from claw.planner.prompting import (
@@ -226,10 +227,13 @@ class LLMPlanner(ModelClient):
         """Ask the model for a plan; repair it until it validates against the scene.
 
         Raises:
-            UnknownObjectError, UnsupportedError, UnparseableError: the model declined.
+            UnknownObjectError, UnsupportedError, UnparseableError: the model declined, or the
+                instruction is longer than ``MAX_INSTRUCTION_CHARS``.
             InvalidPlanError: no usable plan after the repairs.
             PlannerUnavailableError: the model could not be reached or used.
+            InvalidInstructionError: the instruction is not text.
         """
+        check_instruction(instruction)  # longer than the reader takes, or not text: no call
         skills = self._catalogue(instruction, len(env.arms.arms))
         goals = goal_vocabulary(env.object_names, env.arms.arms) if self.mode == "goal" else None
         self.offered = self._offer_composites(instruction)

@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_serializer
 
 from claw.common.exceptions import ClawError
 from claw.envs import GoalResult
@@ -27,6 +27,7 @@ from claw.library import policy_source
 from claw.library.composites import Composites
 from claw.planner.base import Planner, Reader
 from claw.planner.exceptions import PlanTooLongError
+from claw.planner.instruction import check_text, printable
 from claw.planner.plan import (
     MAX_PLAN_STEPS,
     Failure,
@@ -107,6 +108,11 @@ class RunResult(BaseModel):
     Shown by ``claw "…"``; not in ``--json``, whose keys are the documented contract (each
     step's own ``reason`` is there)."""
 
+    @field_serializer("instruction")
+    def _printable(self, instruction: str) -> str:
+        """As typed, but for bytes that are not UTF-8, written as escapes (``\\xff``)."""
+        return printable(instruction)
+
 
 def _library() -> tuple[Any, dict[tuple[str, str], float]]:
     """The skill library, where policy skills get their (sha256-checked) networks, and its
@@ -137,9 +143,9 @@ def run_instruction(
     ``plan_too_long``. The planner is given the same cap (``planner.max_steps``: the LLM
     planner bounds its answers by it).
 
-    Expected problems — unreadable instructions, unknown objects, a failed plan — are in the
-    result, with ``error`` set for those found before anything moved (and for a replan that
-    cannot be made).
+    Expected problems — an instruction that is not text, unreadable instructions, unknown
+    objects, a failed plan — are in the result, with ``error`` set for those found before
+    anything moved (and for a replan that cannot be made).
     """
     env = env.unwrapped  # type: ignore[assignment]
     notify = on_event or (lambda kind, payload: None)
@@ -155,6 +161,7 @@ def run_instruction(
         raise InvalidRunError(f"max_steps must be at least 1, not {max_steps}")
     planner.max_steps = max_steps
     try:
+        check_text(instruction)  # bytes that are not UTF-8: no planner is asked
         try:
             plan = planner.plan(instruction, env)
         finally:  # a refusal is the reader's too

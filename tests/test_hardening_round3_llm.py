@@ -7,19 +7,23 @@ from __future__ import annotations
 import json
 import subprocess
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+from fake_server import Script, fake_server
 
 import claw.eval  # noqa: F401  (registers replay:FILE and mock:*)
 from claw.envs import TabletopEnv
 from claw.planner import registry
 from claw.planner.exceptions import (
     InvalidPlannerError,
+    UnparseableError,
 )
+from claw.planner.hybrid import HybridPlanner
 from claw.planner.llm import LLMPlanner
 from claw.planner.offline import OfflinePlanner
-from claw.runtime import make_planner, parse_planner, register_planner
+from claw.runtime import make_planner, parse_planner, register_planner, run_instruction
 
 INSTRUCTION = "put the red block in the blue box"
 GOAL = {"goal": ["in(red_block, blue_box)"], "steps": [], "error": None}
@@ -55,6 +59,34 @@ def own_registry(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     yield
 
 
+# -- finding 4: the instruction caps hold for every planner ------------------------------------
+
+LONG = (INSTRUCTION + " ") * 3500  # 119 KB
+
+
+def test_an_instruction_over_the_cap_is_not_sent_to_a_model(env: TabletopEnv) -> None:
+    llm, calls = counted(json.dumps(GOAL))
+    with pytest.raises(UnparseableError, match="over the cap of 1,000"):
+        llm.plan(LONG, env)
+    hybrid = HybridPlanner(OfflinePlanner(), counted(json.dumps(GOAL))[0])
+    with pytest.raises(UnparseableError, match="over the cap of 1,000"):
+        hybrid.plan(LONG, env)
+    assert hybrid.reader == "offline" and hybrid.usage is not None and hybrid.usage.attempts == 0
+    assert calls == []
+
+
+def test_claw_sends_no_request_for_an_instruction_over_the_cap(claw_in_process: ClawRun) -> None:
+    script = Script(answers=[json.dumps(GOAL)])
+    with fake_server(script) as url:
+        result = claw_in_process(
+            LONG, "--planner", "offline+openai/test-model", "--api-base", url,
+            env={"OPENAI_API_KEY": KEY},
+        )  # fmt: skip
+    assert result.returncode == 2
+    assert "over the cap of 1,000" in one_line(result, "unparseable")
+    assert script.requests == []
+
+
 # -- finding 6: a planner name nested without end -----------------------------------------------
 
 
@@ -67,6 +99,57 @@ def test_a_hybrid_nested_a_thousand_times_is_one_line(claw_in_process: ClawRun) 
     result = claw_in_process("eval", "basic", "--planner", name, "--limit", "1")
     assert result.returncode == 2
     assert len(one_line(result, "invalid_input")) < 400
+
+
+# -- finding 7: an instruction that is not text -------------------------------------------------
+
+NOT_TEXT = "put the red block\udcff in the blue box"  # the byte 0xff, as the shell passes it
+
+
+def test_bytes_that_are_not_utf8_are_one_json_error(claw_in_process: ClawRun) -> None:
+    result = claw_in_process(NOT_TEXT, "--json")
+    assert result.returncode == 2, result.stderr[-2000:]
+    assert "Traceback" not in result.stderr
+    data = json.loads(result.stdout)
+    assert data["error"]["kind"] == "invalid_input"
+    assert "character 18 is the byte 0xff" in data["error"]["message"]
+    assert data["instruction"] == "put the red block\\xff in the blue box"
+    text = claw_in_process(NOT_TEXT)
+    assert text.returncode == 2 and "character 18" in one_line(text, "invalid_input")
+
+
+def test_bytes_that_are_not_utf8_never_reach_the_model(claw_in_process: ClawRun) -> None:
+    script = Script(answers=[json.dumps(GOAL)])
+    with fake_server(script) as url:
+        result = claw_in_process(
+            "赤いブロック\udcffを青い箱に入れて", "--planner", "offline+openai/test-model",
+            "--api-base", url, "--json", env={"OPENAI_API_KEY": KEY},
+        )  # fmt: skip
+    assert result.returncode == 2
+    assert json.loads(result.stdout)["error"]["kind"] == "invalid_input"
+    assert script.requests == []
+
+
+def test_a_lone_surrogate_is_refused_by_the_loop(env: TabletopEnv) -> None:
+    llm, calls = counted(json.dumps(GOAL))
+    result = run_instruction(env, "put the red block \ud800 in the blue box", llm)
+    assert result.error is not None and result.error.kind == "invalid_input"
+    assert "character 19 is U+D800" in result.error.message
+    assert calls == [] and json.loads(result.model_dump_json())["instruction"].count("\\ud800")
+
+
+def test_a_suite_case_that_is_not_text_is_refused_when_loaded(
+    tmp_path: Path, claw_in_process: ClawRun
+) -> None:
+    suite = tmp_path / "bytes.yaml"
+    suite.write_text(
+        'name: bytes\nscene: default\ncases:\n  - id: bad\n    instruction: "put the red block'
+        '\\udcff in the blue box"\n    seed: 0\n    goal: ["in(red_block, blue_box)"]\n'
+    )
+    result = claw_in_process("eval", str(suite), "--planner", "offline")
+    assert result.returncode == 2
+    line = one_line(result, "invalid_suite")
+    assert "bad" in line and "instruction" in line and "character 18" in line
 
 
 # -- finding 14: a goal-mode answer with no goal is repaired ------------------------------------
