@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from claw.planner.bodies import BodyTooLarge, bounded_bodies
 from claw.planner.exceptions import PlannerUnavailableError
 from claw.planner.text import provider_message, redact
 
@@ -195,6 +196,8 @@ class ModelClient:
                 with contextlib.redirect_stdout(sys.stderr):
                     response = _call_within(litellm, kwargs, float(kwargs["timeout"]), self.model)
                 break
+            except BodyTooLarge as exc:  # the server's answer, not the way to it: not retried
+                raise PlannerUnavailableError(f"{self.model} cannot be used: {exc}") from None
             except retryable as exc:
                 if attempt == self.num_retries:
                     raise PlannerUnavailableError(
@@ -259,18 +262,23 @@ def _call_within(litellm: Any, kwargs: dict[str, Any], seconds: float, model: st
     """``litellm.completion(**kwargs)``, abandoned after ``seconds`` (a ``litellm.Timeout``).
 
     httpx's timeout bounds each read, not the call: a server trickling bytes would hold it for
-    ever. The call runs in a daemon thread; at the deadline it is left to end on its own.
+    ever. The call runs in a daemon thread; at the deadline it is left to end on its own. Every
+    body read in that thread is bounded as it is decoded (:mod:`claw.planner.bodies`): one over
+    the cap ends the call with :class:`BodyTooLarge`, whatever litellm made of it.
     """
     box: dict[str, Any] = {}
     done = threading.Event()
 
     def work() -> None:
-        try:
-            box["response"] = litellm.completion(**kwargs)
-        except BaseException as exc:  # handed to the caller
-            box["error"] = exc
-        finally:
-            done.set()
+        with bounded_bodies() as body:
+            try:
+                box["response"] = litellm.completion(**kwargs)
+            except BaseException as exc:  # handed to the caller
+                box["error"] = exc
+            finally:
+                if body.problem is not None:  # litellm wraps it in its own error, or retries
+                    box["error"] = BodyTooLarge(body.problem)
+                done.set()
 
     thread = threading.Thread(target=work, name="claw-llm-call", daemon=True)
     thread.start()

@@ -12,10 +12,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import get_args
 
+from claw.common.exceptions import ClawError
 from claw.envs.predicates import PREDICATES
 from claw.envs.regions import REGIONS
 from claw.envs.state import WorldState
 from claw.planner.completion import LlmMode
+from claw.planner.exceptions import InvalidPlanError
 from claw.planner.offline import OfflinePlanner
 from claw.planner.ordering import check_conflicts
 from claw.planner.plan import Plan
@@ -31,15 +33,17 @@ def uses_goal(mode: str, plan: Plan) -> bool:
     return mode == "goal" or (mode == "auto" and bool(plan.goal))
 
 
-def goal_problems(plan: Plan) -> list[str]:
+def goal_problems(plan: Plan) -> list[ClawError]:
     """What a goal-mode answer lacks: its goal, where it wrote steps that claw derives from one
     (they would be dropped, and nothing done)."""
     derived = sorted({step.skill for step in plan.steps if step.skill in DERIVED_SKILLS})
     if plan.goal or not derived:
         return []
     return [
-        f"goal mode: the answer has {', '.join(derived)} steps and no goal, and claw writes those "
-        "steps from the goal: state the goal, the predicates that must hold at the end"
+        InvalidPlanError(
+            f"goal mode: the answer has {', '.join(derived)} steps and no goal, and claw writes "
+            "those steps from the goal: state the goal, the predicates that must hold at the end"
+        )
     ]
 
 

@@ -23,10 +23,14 @@ class Script:
 
     answers: list[str] = field(default_factory=list)
     bomb: int = 0
+    encoding: str = ""
+    """A ``Content-Encoding`` to claim for a plain answer."""
     requests: list[dict[str, Any]] = field(default_factory=list)
     """Every request's JSON body, in order."""
     sent: int = 0
     """Bytes written on the wire, in all."""
+    accepted: list[str] = field(default_factory=list)
+    """Every request's ``Accept-Encoding``."""
 
 
 def completion(content: str) -> bytes:
@@ -65,11 +69,12 @@ def _handler(script: Script) -> type[BaseHTTPRequestHandler]:
         def do_POST(self) -> None:
             body = self.rfile.read(int(self.headers["Content-Length"]))
             script.requests.append(json.loads(body or b"{}"))
+            script.accepted.append(self.headers.get("Accept-Encoding", ""))
             if script.bomb:
                 data, encoding = gzip_bomb(script.bomb), "gzip"
             else:
                 turn = min(len(script.requests), len(script.answers)) - 1
-                data, encoding = completion(script.answers[turn]), ""
+                data, encoding = completion(script.answers[turn]), script.encoding
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
             if encoding:

@@ -6,18 +6,21 @@ from __future__ import annotations
 
 import json
 import subprocess
+import tracemalloc
+import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_server import Script, fake_server
+from fake_server import Script, completion, fake_server
 
 import claw.eval  # noqa: F401  (registers replay:FILE and mock:*)
 from claw.envs import TabletopEnv
 from claw.planner import registry
 from claw.planner.exceptions import (
     InvalidPlannerError,
+    PlannerUnavailableError,
     UnparseableError,
 )
 from claw.planner.hybrid import HybridPlanner
@@ -57,6 +60,76 @@ def own_registry(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Families registered in a test are gone after it."""
     monkeypatch.setattr(registry, "_families", dict(registry._families))
     yield
+
+
+# -- finding 2: a gzip-encoded answer is bounded as it is decoded -------------------------------
+
+
+def test_a_gzip_bomb_is_cut_off_as_it_is_decoded(env: TabletopEnv) -> None:
+    script = Script(answers=[json.dumps(GOAL)])
+    with fake_server(script) as url:
+        llm = LLMPlanner("openai/test-model", api_base=url, api_key=KEY, max_repairs=0)
+        llm.plan(INSTRUCTION, env)  # litellm's lazy imports happen here, outside the measure
+        script.bomb = 64 * 2**20  # 64 MiB decoded, 64 KiB on the wire
+        tracemalloc.start()
+        try:
+            with pytest.raises(PlannerUnavailableError, match="over 16 MiB decoded") as caught:
+                llm.plan(INSTRUCTION, env)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    assert peak < 32 * 2**20, f"peak {peak / 2**20:.0f} MiB"  # 272 MiB before the bound
+    assert len(script.requests) == 2  # the bomb is not asked for again
+    assert script.accepted == ["gzip, deflate"] * 2
+    assert "gzip" in str(caught.value)
+
+
+def test_a_plain_answer_over_the_body_cap_is_refused_too(
+    env: TabletopEnv, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from claw.planner import bodies
+
+    monkeypatch.setattr(bodies, "MAX_BODY_BYTES", 4096)
+    script = Script(answers=[json.dumps({**GOAL, "pad": "x" * 8000})])
+    with fake_server(script) as url:
+        llm = LLMPlanner("openai/test-model", api_base=url, api_key=KEY)
+        with pytest.raises(PlannerUnavailableError, match="over 4 KiB decoded"):
+            llm.plan(INSTRUCTION, env)
+    assert len(script.requests) == 1
+
+
+def test_an_encoding_that_cannot_be_bounded_is_refused(env: TabletopEnv) -> None:
+    script = Script(answers=[json.dumps(GOAL)], encoding="br")
+    with fake_server(script) as url:
+        llm = LLMPlanner("openai/test-model", api_base=url, api_key=KEY)
+        with pytest.raises(PlannerUnavailableError, match="Content-Encoding 'br' is not read"):
+            llm.plan(INSTRUCTION, env)
+    assert len(script.requests) == 1
+
+
+@pytest.mark.parametrize("wbits", [zlib.MAX_WBITS, -zlib.MAX_WBITS], ids=["zlib", "raw"])
+def test_deflate_bodies_are_decoded_within_the_cap(wbits: int) -> None:
+    from claw.planner.bodies import BodyLimit, BodyTooLarge, BoundedDecoder
+
+    packer = zlib.compressobj(9, zlib.DEFLATED, wbits)
+    data = packer.compress(b"b" * 5000) + packer.flush()
+    decoded = b"".join(BoundedDecoder("deflate", BodyLimit(5000)).decode(data))
+    assert decoded == b"b" * 5000
+    with pytest.raises(BodyTooLarge, match="over 4 KiB decoded"):
+        list(BoundedDecoder("deflate", BodyLimit(4096)).decode(data))
+
+
+def test_bodies_outside_a_model_call_are_not_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    import httpx
+
+    from claw.planner import bodies
+
+    monkeypatch.setattr(bodies, "MAX_BODY_BYTES", 16)
+    bodies.install()
+    script = Script(answers=["x" * 100])
+    with fake_server(script) as url:
+        response = httpx.post(f"{url}/chat/completions", json={})
+    assert len(response.content) == len(completion("x" * 100))
 
 
 # -- finding 4: the instruction caps hold for every planner ------------------------------------
