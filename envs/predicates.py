@@ -48,6 +48,7 @@ __all__ = [
     "HOLD_AXIS_DISTANCE",
     "HOLD_HEIGHT",
     "LEVEL_TOLERANCE",
+    "MAX_PREDICATE_DEPTH",
     "NEAR_GAP",
     "NOT",
     "ON_TOLERANCE",
@@ -67,6 +68,9 @@ __all__ = [
 ]
 
 NOT = "not"  # not(P): P does not hold; its one argument is P's canonical text
+MAX_PREDICATE_DEPTH = 8
+"""Parentheses inside one another in a predicate's text (``not(in(a, b))`` has 2): a deeper text
+is refused before it is read (it would only nest ``not``, which takes no ``not``)."""
 
 # The predicates that are not relations: canonical name -> (least, most) number of arguments
 # (``None``: no upper bound), and their aliases. The relations' are claw.envs.relations'.
@@ -252,11 +256,34 @@ class Predicate(BaseModel):
         return self.args
 
 
+def _depth(text: str) -> int:
+    """How many parentheses inside one another ``text`` has at its deepest."""
+    depth = deepest = 0
+    for char in text:
+        if char == "(":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char == ")":
+            depth -= 1
+    return deepest
+
+
+def _shown(text: Any, limit: int = 60) -> str:
+    """``text`` quoted for a message, its start only where it is long."""
+    shown = repr(text)
+    return shown if len(shown) <= limit else f"{shown[: limit - 1]}…"
+
+
 def _parse_text(text: Any) -> tuple[str, tuple[str, ...]]:
+    if isinstance(text, str) and (depth := _depth(text)) > MAX_PREDICATE_DEPTH:
+        raise PredicateError(
+            f"a predicate nested {depth:,} deep: {_shown(text)}; allowed: at most "
+            f"{MAX_PREDICATE_DEPTH} parentheses inside one another (not(in(a, b)) has 2)"
+        )
     match = _FORM.match(text) if isinstance(text, str) else None
     if match is None:
         raise PredicateError(
-            f"cannot parse predicate {text!r}: expected name(arg, ...), "
+            f"cannot parse predicate {_shown(text, 200)}: expected name(arg, ...), "
             "e.g. next_to(red_block, blue_box)"
         )
     body = match.group(2)

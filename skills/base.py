@@ -30,9 +30,10 @@ ObjectName = Annotated[str, ObjectRef()]
 
 
 class SkillParams(BaseModel):
-    """Base of every skill's parameters: what a planner may pass, validated by pydantic."""
+    """Base of every skill's parameters: what a planner may pass, validated by pydantic (a
+    number must be finite: NaN and Infinity are refused before anything moves)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     def object_names(self) -> list[str]:
         """The values of the fields that name scene objects (an optional one's when given)."""
