@@ -20,6 +20,7 @@ except ImportError:  # pragma: no cover - older typer
 
 from claw import __version__
 from claw.bench_commands import bench_app
+from claw.cache_commands import cache_app
 from claw.demos_commands import demos_app
 from claw.eval_commands import EVAL_COMMANDS, eval_app
 from claw.llm_commands import llm_app
@@ -59,6 +60,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(bench_app, name="bench")
+app.add_typer(cache_app, name="cache")
 app.add_typer(demos_app, name="demos")
 app.add_typer(eval_app, name="eval")
 app.add_typer(llm_app, name="llm")
@@ -68,7 +70,7 @@ app.command("run")(run)
 app.command("train")(train_command)
 app.command("tune")(tune_command)
 
-COMMANDS = ("run", "eval", "bench", "demos", "scene", "skills", "train", "tune", "llm")
+COMMANDS = ("run", "eval", "bench", "cache", "demos", "scene", "skills", "train", "tune", "llm")
 HELP = ("--help", "-h")
 
 

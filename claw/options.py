@@ -64,6 +64,14 @@ PreferOption = Annotated[
         "(default: the one with the best measured success).",
     ),
 ]
+NoCache = Annotated[
+    bool,
+    typer.Option(
+        "--no-cache",
+        help="Ask the model even where its answer to the same request is kept, and keep no "
+        "answer ($CLAW_HOME/cache/answers; also CLAW_ANSWER_CACHE=off).",
+    ),
+]
 MaxSteps = Annotated[
     int | None,
     typer.Option(min=1, help="Refuse plans longer than this many steps (default 50)."),
@@ -114,9 +122,10 @@ def model_settings(
     max_tokens: int | None,
     structured: StructuredMode,
     llm_mode: LlmMode | None,
+    cache: bool = True,
 ) -> ModelSettings:
     """The LLM options ``claw "…"`` and ``claw eval`` share, as one ``ModelSettings``
-    (``llm_mode`` ``None``: each planner's own default)."""
+    (``llm_mode`` ``None``: each planner's own default; ``cache``: not ``--no-cache``)."""
     from claw.planner.completion import ModelSettings
 
     return ModelSettings(
@@ -126,6 +135,7 @@ def model_settings(
         max_tokens=max_tokens,
         structured=structured.value,
         llm_mode=None if llm_mode is None else llm_mode.value,
+        cache=cache,
     )
 
 

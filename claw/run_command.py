@@ -15,6 +15,7 @@ from claw.options import (
     LlmModeOption,
     MaxSteps,
     MaxTokens,
+    NoCache,
     Planner,
     PreferOption,
     Seed,
@@ -40,6 +41,7 @@ from claw.output import (
 
 if TYPE_CHECKING:
     from claw.envs import TabletopEnv
+    from claw.planner.completion import Usage
     from claw.runtime import Planner as PlannerType
     from claw.runtime import RunResult
 
@@ -184,6 +186,7 @@ def run(
     max_tokens: MaxTokens = None,
     structured: Structured = StructuredMode.auto,
     llm_mode: LlmModeOption = None,
+    no_cache: NoCache = False,
     max_replans: Annotated[int, typer.Option(min=0, help="Replans allowed after failures.")] = 3,
     max_steps: MaxSteps = None,
     video: Annotated[
@@ -222,7 +225,9 @@ def run(
             from claw.library import SkillLibrary
 
             SkillLibrary().check_writable()
-        settings = model_settings(api_base, timeout, temperature, max_tokens, structured, llm_mode)
+        settings = model_settings(
+            api_base, timeout, temperature, max_tokens, structured, llm_mode, not no_cache
+        )
         register_planners()
         chosen = make_planner(planner, fallback=fallback, settings=settings)
         choice = prefer.value if prefer is not None else None
@@ -244,13 +249,9 @@ def run(
     else:
         assert view is not None
         view.result(result)
-        usage = chosen.usage if chosen is not None else None
-        if usage is not None and usage.attempts:
-            tokens = usage.prompt_tokens + usage.completion_tokens
-            view.console.print(
-                f"LLM: {usage.calls} answers in {usage.attempts} calls, {tokens} tokens, "
-                f"${usage.cost_usd:.4f}"
-            )
+        line = _usage_line(chosen.usage if chosen is not None else None)
+        if line:
+            view.console.print(line)
         if result.error is not None:
             report_error(result.error.kind, result.error.message)
     raise typer.Exit(_exit_code(result))
@@ -309,6 +310,21 @@ def _learn(
         view.console.print(markup(line))
     else:
         print(line, file=sys.stderr)
+
+
+def _usage_line(usage: Usage | None) -> str:
+    """What the model cost the run, one line ("" where no model answered)."""
+    if usage is None or not (usage.attempts or usage.cached):
+        return ""
+    tokens = usage.prompt_tokens + usage.completion_tokens
+    asked = (
+        f"{_count(usage.calls, 'answer')} in {_count(usage.attempts, 'call')}, {tokens} tokens, "
+        f"${usage.cost_usd:.4f}"
+    )
+    kept = f"{_count(usage.cached, 'answer')} from the answer cache (no call)"
+    if not usage.attempts:
+        return f"LLM: {kept}"
+    return f"LLM: {asked}; {kept}" if usage.cached else f"LLM: {asked}"
 
 
 def _count(n: int, noun: str) -> str:

@@ -54,10 +54,12 @@ def retry_after(exc: BaseException) -> float | None:
 
 
 class Usage(BaseModel):
-    """Calls, tokens and cost of a model's answers (``attempts`` counts the retries too)."""
+    """Calls, tokens and cost of a model's answers (``attempts`` counts the retries too;
+    ``cached``, the answers taken from the answer cache, which cost no call and no token)."""
 
     attempts: int = 0
     calls: int = 0
+    cached: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float = 0.0
@@ -81,6 +83,9 @@ class ModelSettings(BaseModel):
     llm_mode: LlmMode | None = None
     """``None``: the planner's own default (``steps``; ``goal`` for the model of
     ``offline+MODEL``)."""
+    cache: bool = True
+    """Keep and reuse a model's first answers (``claw.planner.answer_cache``; ``--no-cache``);
+    the cache is also off where ``CLAW_ANSWER_CACHE=off``."""
 
 
 class ModelClient:

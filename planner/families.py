@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from claw.planner.answer_cache import AnswerCache, cache_enabled
 from claw.planner.exceptions import InvalidPlannerError
 from claw.planner.hybrid import HybridPlanner
 from claw.planner.llm import LLMPlanner
@@ -54,10 +55,18 @@ def llm_planner(
     context: PlannerContext, model: str, api_base: str | None = None, api_key: str | None = None
 ) -> LLMPlanner:
     """The LLM planner asking ``model`` as the context's settings say; its endpoint is
-    ``--api-base``, else ``$CLAW_API_BASE``, else ``api_base``; ``api_key`` is sent where given."""
+    ``--api-base``, else ``$CLAW_API_BASE``, else ``api_base``; ``api_key`` is sent where given.
+    Its first answers are kept and reused (``$CLAW_HOME/cache/answers``) unless the settings
+    or ``CLAW_ANSWER_CACHE`` turn the cache off.
+
+    Raises:
+        CacheSettingError: ``CLAW_ANSWER_CACHE`` neither on nor off.
+    """
     settings = context.settings
     client: dict[str, Any] = {} if api_key is None else {"api_key": api_key}
     endpoint = settings.api_base or os.environ.get(API_BASE_ENV) or api_base
+    if settings.cache and cache_enabled():
+        client["cache"] = AnswerCache()
     return LLMPlanner.asked_as(model, settings, api_base=endpoint, **client)
 
 

@@ -22,20 +22,19 @@ Errors, and the exit codes the CLI gives them:
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from pydantic import ValidationError
 
 from claw.common.exceptions import ClawError
 from claw.envs.tabletop import TabletopEnv
-from claw.library import SkillLibrary
-from claw.library.composite import CompositeBody
 from claw.library.composites import Composites
+from claw.planner.answer_cache import AnswerCache, CachedAnswer, request_key
 from claw.planner.arms import with_arms
-from claw.planner.base import Planner, PlannerPair, Reader
-from claw.planner.completion import ModelClient, ModelSettings, Usage
-from claw.planner.exceptions import InvalidPlanError, PlannerUnavailableError
+from claw.planner.base import Reader
+from claw.planner.completion import ModelClient, ModelSettings
+from claw.planner.exceptions import InvalidPlanError
+from claw.planner.fallback import FallbackPlanner
 from claw.planner.goal_mode import (
     LLM_MODES,
     derive_steps,
@@ -44,6 +43,7 @@ from claw.planner.goal_mode import (
     uses_goal,
 )
 from claw.planner.instruction import check_instruction
+from claw.planner.offers import Offered, catalogue, offer_composites
 from claw.planner.offline import OfflinePlanner
 from claw.planner.plan import MAX_PLAN_STEPS, Failure, Plan, plan_problems, read_goal
 from claw.planner.prompting import (
@@ -64,9 +64,9 @@ from claw.planner.text import (
     extract_json,
     validation_problems,
 )
-from claw.skills.base import skill_names
 
-logger = logging.getLogger(__name__)
+__all__ = ["FallbackPlanner", "LLMPlanner", "answer_tokens", "repair_request"]
+
 TOKENS_PER_STEP = 48
 """Room in an answer per allowed step: a step of a JSON plan is 10–23 tokens and a goal
 predicate about 10 (cl100k; ``{"skill": "place", "args": {"target": "far right corner",
@@ -116,6 +116,8 @@ class LLMPlanner(ModelClient):
         mode: ``steps`` (the model's steps run), ``goal`` (the model states the goal, the
             symbolic step generator writes the steps; :mod:`claw.planner.goal_mode`) or
             ``auto`` (goal mode where the answer states a goal).
+        cache: Where first answers are kept and reused (:mod:`claw.planner.answer_cache`);
+            ``None``: every plan asks the model.
         **client: ``api_base``, ``temperature`` (default 0), ``max_tokens`` (default: a plan of
             ``max_steps`` steps, :func:`answer_tokens`), ``mock``, ``backoff``, ``on_answer`` and
             litellm arguments, as :class:`ModelClient` takes them.
@@ -132,6 +134,7 @@ class LLMPlanner(ModelClient):
         max_steps: int = MAX_PLAN_STEPS,
         structured: str = "auto",
         mode: str = "steps",
+        cache: AnswerCache | None = None,
         **client: Any,
     ) -> None:
         if structured not in STRUCTURED_MODES:
@@ -147,9 +150,11 @@ class LLMPlanner(ModelClient):
         self.max_repairs, self.top_k, self.max_steps = max_repairs, top_k, max_steps
         self.messages: list[dict[str, str]] = []
         self.top_composites = top_composites
-        self.offered: list[tuple[str, str, CompositeBody]] = []
+        self.offered: Offered = []
         """The composites the last plan's prompt offered: (name, description, body)."""
         self.composites: Composites | None = None
+        self.cache = cache
+        self._settled: str | None = None  # the last answer accepted, or a refusal: kept
 
     @classmethod
     def asked_as(cls, model: str, settings: ModelSettings, **options: Any) -> LLMPlanner:
@@ -185,44 +190,6 @@ class LLMPlanner(ModelClient):
         """``max_tokens`` as set, else as long as a plan of ``max_steps`` steps needs."""
         return self.max_tokens or answer_tokens(self.max_steps)
 
-    def _catalogue(self, instruction: str, arms: int) -> list[str]:
-        """The skills the prompt lists: all of them, in the registry's order, while there are
-        at most ``top_k`` (then the system prompt is the same for every instruction, and a
-        provider's prompt cache applies); else the ``top_k`` the library retrieves for it."""
-        names = skill_names(arms)
-        if len(names) <= self.top_k:
-            return names
-        try:
-            hits = SkillLibrary().search(instruction, k=self.top_k, kind="controller")
-        except ClawError:
-            return names
-        return [h.record.name for h in hits if h.record.name in names] or names
-
-    def _offer_composites(self, instruction: str) -> list[tuple[str, str, CompositeBody]]:
-        """The learned composites closest to the instruction (none in goal mode, or where the
-        library has none); one that fails its check is left out."""
-        self.composites = None
-        if self.mode == "goal" or self.top_composites < 1:
-            return []
-        try:
-            library = SkillLibrary()
-            composites = Composites(library)
-            if not composites.records():
-                return []
-            hits = library.search(instruction, k=self.top_composites, kind="composite")
-        except ClawError:
-            return []
-        self.composites = composites
-        offered = []
-        for hit in hits:
-            try:
-                offered.append(
-                    (hit.record.name, hit.record.description, composites.load(hit.record))
-                )
-            except ClawError:
-                continue
-        return offered
-
     def plan(self, instruction: str, env: TabletopEnv) -> Plan:
         """Ask the model for a plan; repair it until it validates against the scene.
 
@@ -234,9 +201,11 @@ class LLMPlanner(ModelClient):
             InvalidInstructionError: the instruction is not text.
         """
         check_instruction(instruction)  # longer than the reader takes, or not text: no call
-        skills = self._catalogue(instruction, len(env.arms.arms))
+        skills = catalogue(instruction, len(env.arms.arms), self.top_k)
         goals = goal_vocabulary(env.object_names, env.arms.arms) if self.mode == "goal" else None
-        self.offered = self._offer_composites(instruction)
+        self.offered, self.composites = [], None  # none in goal mode
+        if self.mode != "goal":
+            self.offered, self.composites = offer_composites(instruction, self.top_composites)
         self.schema = plan_schema(
             skills,
             env.object_names,
@@ -264,7 +233,72 @@ class LLMPlanner(ModelClient):
                 + template("instruction").format(instruction=instruction),
             },
         ]
-        return self._ask(env)
+        return self._first_plan(instruction, env)
+
+    def _first_plan(self, instruction: str, env: TabletopEnv) -> Plan:
+        """The plan of the first request: the kept answer where one validates, else asked (and
+        kept where it is accepted, or the model refused)."""
+        if self.cache is None:
+            return self._ask(env)
+        key = self._request_key()
+        kept = self.cache.get(key)
+        if kept is not None:
+            plan = self._reuse(kept.answer, env)
+            if plan is not None:
+                return plan
+        self._settled, before = None, self.usage.model_copy()
+        try:
+            return self._ask(env)
+        finally:
+            if self._settled is not None:
+                self.cache.put(
+                    CachedAnswer(
+                        key=key,
+                        model=self.model,
+                        instruction=instruction,
+                        answer=self._settled,
+                        prompt_tokens=self.usage.prompt_tokens - before.prompt_tokens,
+                        completion_tokens=self.usage.completion_tokens - before.completion_tokens,
+                    )
+                )
+
+    def _request_key(self) -> str:
+        """The first request's cache key: the model, where and how it is asked, the schema and
+        the messages (the instruction, the scene as shown, the skills offered)."""
+        return request_key(
+            model=self.model,
+            api_base=self.api_base,
+            mode=self.mode,
+            structured=self.structured,
+            temperature=self.temperature,
+            max_tokens=self.answer_limit(),
+            schema=self.schema,
+            messages=self.messages,
+        )
+
+    def _reuse(self, text: str, env: TabletopEnv) -> Plan | None:
+        """The plan of a kept answer, validated against the scene now (``None``: it does not
+        validate, and the model is asked); counted as an answer from the cache, no call.
+
+        Raises:
+            ClawError: the kept answer is the model's refusal.
+        """
+        try:
+            plan, _, _ = self._read(text, env)
+        except ClawError:
+            plan = None
+            self._reused(text)
+            raise
+        if plan is not None:
+            self._reused(text)
+        return plan
+
+    def _reused(self, text: str) -> None:
+        """Count a kept answer as used: in ``usage.cached``, the conversation, the answer hook."""
+        self.usage.cached += 1
+        if self.on_answer is not None:  # a cassette recorded now has it too
+            self.on_answer(self.messages, text)
+        self.messages.append({"role": "assistant", "content": excerpt(text)})
 
     def replan(
         self, instruction: str, plan: Plan, env: TabletopEnv, failure: Failure | None = None
@@ -294,8 +328,13 @@ class LLMPlanner(ModelClient):
         problems: list[str] = []
         for attempt in range(self.max_repairs + 1):
             text = self._complete(self.messages)
-            plan, problems, steps = self._read(text, env)
+            try:
+                plan, problems, steps = self._read(text, env)
+            except ClawError:  # the model refused: its answer, kept as an accepted one is
+                self._settled = text
+                raise
             if plan is not None:
+                self._settled = text
                 self.messages.append({"role": "assistant", "content": excerpt(text)})
                 return plan
             if steps > self.max_steps:
@@ -360,55 +399,3 @@ class LLMPlanner(ModelClient):
         if errors:
             return None, [clean_text(e, 200) for e in errors], len(reply.steps)
         return plan, [], len(reply.steps)
-
-
-class FallbackPlanner(PlannerPair):
-    """A planner that hands over to another when the first is unavailable.
-
-    The hand-over is said once, in one line logged to ``claw`` (``note: MODEL unavailable
-    (REASON); planning offline``; the CLI shows it on stderr), and kept in ``fallback_reason``
-    (None while the first one plans). Its model, usage and answer hook are the first's.
-    """
-
-    def __init__(self, first: Planner, fallback: Planner) -> None:
-        super().__init__(first, fallback)
-        self.name = f"{first.name} (fallback {fallback.name})"
-        self.fallback_reason: str | None = None
-
-    @property
-    def model(self) -> str | None:
-        """The first planner's model."""
-        return self.first.model
-
-    @property
-    def usage(self) -> Usage | None:
-        """The first planner's calls, tokens and cost (those before the hand-over)."""
-        return self.first.usage
-
-    def _hand_over(self, exc: PlannerUnavailableError) -> None:
-        self.active = self.fallback
-        if self.fallback_reason is None:
-            reason = str(exc).removeprefix(f"{self.first.name} ")
-            self.fallback_reason = clean_text(reason, 200)
-            logger.warning(
-                "note: %s unavailable (%s); planning %s",
-                clean_text(self.first.name, 80),
-                self.fallback_reason,
-                self.fallback.name,
-            )
-
-    def plan(self, instruction: str, env: TabletopEnv) -> Plan:
-        try:
-            return self.first.plan(instruction, env)
-        except PlannerUnavailableError as exc:
-            self._hand_over(exc)
-            return self.fallback.plan(instruction, env)
-
-    def replan(
-        self, instruction: str, plan: Plan, env: TabletopEnv, failure: Failure | None = None
-    ) -> Plan:
-        try:
-            return self.active.replan(instruction, plan, env, failure)
-        except PlannerUnavailableError as exc:
-            self._hand_over(exc)
-            return self.fallback.replan(instruction, plan, env, failure)

@@ -27,10 +27,11 @@ from claw.envs.tabletop import TabletopEnv
 from claw.planner.base import Planner
 from claw.planner.completion import ModelSettings
 from claw.planner.exceptions import InvalidPlannerError
-from claw.planner.llm import FallbackPlanner
+from claw.planner.fallback import FallbackPlanner
 
 MODEL_ENV = "CLAW_MODEL"
-"""The planner used when none is named (else ``offline``)."""
+"""The model of the planner used when none is named: ``offline+$CLAW_MODEL`` (the offline reader
+plans what it reads, the model the rest); ``offline`` where it is unset."""
 JOINER = "+"
 """A family whose name ends in it takes its argument right after it (``offline+MODEL``); any
 other family that takes one, after a colon (``mock:oracle``)."""
@@ -154,13 +155,23 @@ def planner_names() -> str:
     return ", ".join(family.usage for family in _families.values())
 
 
+def default_planner() -> str:
+    """The planner of a run that names none: ``offline+$CLAW_MODEL``, or ``$CLAW_MODEL`` as it is
+    where it is ``offline`` or a hybrid already; ``offline`` where ``CLAW_MODEL`` is unset or
+    empty."""
+    model = (os.environ.get(MODEL_ENV) or "").strip()
+    if not model or model == "offline" or model.startswith("offline+"):
+        return model or "offline"
+    return f"offline+{model}"
+
+
 def parse_planner(text: str | None) -> PlannerSpec:
-    """The planner ``text`` names (``None``: ``$CLAW_MODEL``, else ``offline``), checked.
+    """The planner ``text`` names (``None``: :func:`default_planner`), checked.
 
     Raises:
         InvalidPlannerError: an empty name, or one its family refuses.
     """
-    text = (text if text is not None else os.environ.get(MODEL_ENV) or "offline").strip()
+    text = (text if text is not None else default_planner()).strip()
     if not text:
         raise InvalidPlannerError(f"the planner name is empty; planners: {planner_names()}")
     family = _family_of(text)

@@ -97,6 +97,10 @@ class RunResult(BaseModel):
     """Who read the instruction and planned it, replans included: ``offline`` or ``model``
     (``offline+MODEL`` plans with either; a refusal says who refused); ``None`` when no planner
     was asked."""
+    cached: bool | None = None
+    """Whether the model's first answer (its plan, or its refusal) came from the answer cache,
+    with no call (``claw.planner.answer_cache``); ``None`` when no model read the
+    instruction."""
     waypoints: list[WaypointReport] = Field(default_factory=list)
     """Goals reached on the way (a sequence's earlier turns, superseded by later ones), each
     with whether it held in its turn; the run succeeds only when every one did."""
@@ -166,6 +170,9 @@ def run_instruction(
             plan = planner.plan(instruction, env)
         finally:  # a refusal is the reader's too
             result.reader = planner.reader
+            usage = planner.usage
+            if result.reader == "model" and usage is not None:
+                result.cached = usage.cached > 0
         check_plan_length(plan, max_steps)
         library, measured = _library()  # a damaged library stops the run before anything moves
         composites = Composites(library)

@@ -63,11 +63,20 @@ def test_a_name_is_its_familys(text: str, family: str, argument: str) -> None:
     assert (spec.family, spec.argument) == (family, argument)
 
 
-def test_no_name_is_claw_model_else_offline(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_name_is_the_hybrid_of_claw_model_else_offline(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("CLAW_MODEL", raising=False)
     assert parse_planner(None).family == "offline"
     monkeypatch.setenv("CLAW_MODEL", "gpt-4o-mini")
-    assert parse_planner(None).argument == "gpt-4o-mini"
+    spec = parse_planner(None)
+    assert (spec.text, spec.family, spec.argument) == (
+        "offline+gpt-4o-mini",
+        "offline+",
+        "gpt-4o-mini",
+    )
+    for named in ("offline", "offline+local"):  # named as it is
+        monkeypatch.setenv("CLAW_MODEL", named)
+        assert parse_planner(None).text == named
+    assert parse_planner("gpt-4o-mini").family == "model"  # a planner named is that planner
 
 
 def test_a_replay_spec_reads_its_cassette(tmp_path: Path) -> None:

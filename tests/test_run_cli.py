@@ -19,7 +19,7 @@ import pytest
 import yaml
 
 RESULT_KEYS = {"instruction", "success", "goal", "plan", "steps", "replans", "sim_seconds",
-               "wall_seconds", "error", "structured", "reader", "waypoints",
+               "wall_seconds", "error", "structured", "reader", "cached", "waypoints",
                "reading"}  # fmt: skip
 DEFAULT_COMMAND = "put the red block next to the blue box"
 COLD_START_LIMIT = 6.0  # CPU s, for the default command from a fresh interpreter
@@ -51,7 +51,7 @@ def test_default_command_json_has_the_design_keys() -> None:
     assert [s["skill"] for s in out["steps"]] == ["pick", "place"]
     assert [s["implementation"] for s in out["steps"]] == ["controller", "controller"]
     assert out["replans"] == 0 and out["sim_seconds"] > 0 and out["wall_seconds"] > 0
-    assert out["reader"] == "offline" and out["structured"] is None
+    assert out["reader"] == "offline" and out["structured"] is None and out["cached"] is None
 
 
 @pytest.mark.parametrize("seed", [7, 19])
