@@ -13,6 +13,7 @@ from claw.options import (
     ApiBase,
     LlmModeOption,
     MaxTokens,
+    NoCache,
     Planner,
     PreferOption,
     RayOption,
@@ -96,6 +97,7 @@ def eval_run(
     max_tokens: MaxTokens = None,
     structured: Structured = StructuredMode.auto,
     llm_mode: LlmModeOption = None,
+    no_cache: NoCache = False,
     ray: RayOption = None,
     learn: Annotated[
         bool,
@@ -167,7 +169,9 @@ def eval_run(
         from claw.learning.tracking import TrackerSettings
 
         tracking = TrackerSettings.of(tracker, tracking_uri)
-    settings = model_settings(api_base, timeout, temperature, max_tokens, structured, llm_mode)
+    settings = model_settings(
+        api_base, timeout, temperature, max_tokens, structured, llm_mode, not no_cache
+    )
     choice = prefer.value if prefer else None
     if learn:
         from claw.library import SkillLibrary
@@ -325,15 +329,14 @@ def _run(
 def _show_result(result: SuiteResult, console: Console) -> None:
     from rich.table import Table
 
-    from claw.eval.runner import share_key
+    from claw.eval.tallies import MODEL_TOKENS
 
     title = f"{result.suite}: {result.planner}, {len(result.cases)} cases"
     table = Table(title=markup(title), title_justify="left")
     columns = (
         "tag", "cases", "read right", "success", "goal recall", "executable", "replans",
-        "read by offline / model",
+        "read by offline / model", "success offline / model",
     )  # fmt: skip
-    shares = share_key("offline"), share_key("model")
     for column in columns:
         table.add_column(column, justify="left" if column == "tag" else "right")
     rows = [("all", result.overall), *result.per_tag.items()]
@@ -346,25 +349,45 @@ def _show_result(result: SuiteResult, console: Console) -> None:
             f"{metrics['goal_recall']:.3f}",
             f"{metrics['executability']:.3f}",
             f"{metrics['replans']:.2f}",
-            " / ".join(f"{100 * metrics.get(key, 0.0):.1f}" for key in shares) + " %",
+            *_by_reader(metrics),
         )
     console.print(table)
     for case in result.cases:
         if not case.success:
             console.print(f"[red]failed[/red] {markup(case.id)}: {markup(case.reason)}")
-    recovered = int(result.overall["recovered_by_replanning"])
+    overall = result.overall
     console.print(
-        f"{recovered} successes recovered by replanning; {result.overall.get('plan_steps', 0):.2f} "
+        f"read right {overall.get('read_right_cases', 0):.0f}, refused "
+        f"{overall.get('refused', 0):.0f}, wrong reading ran "
+        f"{overall.get('wrong_reading_ran', 0):.0f}, trap planned "
+        f"{overall.get('trap_planned', 0):.0f} (of {len(result.cases)} cases)"
+    )
+    recovered = int(overall["recovered_by_replanning"])
+    console.print(
+        f"{recovered} successes recovered by replanning; {overall.get('plan_steps', 0):.2f} "
         f"plan steps per case; {result.wall_seconds} s wall"
     )
-    overall = result.overall
-    if overall.get("llm_calls"):
+    if overall.get("llm_calls") or overall.get("llm_cached"):
+        per_model = overall.get(MODEL_TOKENS)
         console.print(
             f"LLM per case: {overall['llm_calls']:.2f} calls, "
             f"{overall.get('llm_prompt_tokens', 0):.0f} prompt + "
-            f"{overall.get('llm_completion_tokens', 0):.0f} completion tokens; "
-            f"{overall.get('llm_tokens_total', 0):.0f} tokens in all"
+            f"{overall.get('llm_completion_tokens', 0):.0f} completion tokens"
+            + ("" if per_model is None else f" ({per_model:.0f} per case the model read)")
+            + f"; {overall.get('llm_tokens_total', 0):.0f} tokens in all; "
+            f"{overall.get('llm_cached', 0):.0f} answers from the answer cache"
         )
+
+
+def _by_reader(metrics: dict[str, float]) -> tuple[str, str]:
+    """The table's per-reader cells: how many cases each reader read, and their success."""
+    from claw.eval.tallies import cases_key, success_key
+    from claw.planner.base import READERS
+
+    counts = " / ".join(f"{metrics.get(cases_key(who), 0):.0f}" for who in READERS)
+    rates = [metrics.get(success_key(who)) for who in READERS]
+    shown = " / ".join("-" if rate is None else f"{100 * rate:.1f}" for rate in rates)
+    return counts, shown + " %"
 
 
 def show_comparison(comparison: Comparison, console: Console) -> None:

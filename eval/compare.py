@@ -132,7 +132,7 @@ def format_delta(key: str, delta: float | None) -> str:
     if delta is None:
         return "-"
     sign = "+" if delta > 0 else "-" if delta < 0 else ""
-    if key in ("success_rate", "read_right"):
+    if key in ("success_rate", "read_right") or key.endswith("_success_rate"):
         return f"{sign}{100 * abs(delta):.1f} pp"
     return sign + format_metric(key, abs(delta))
 

@@ -24,6 +24,7 @@ from typing import Any
 
 from claw.eval.runner import CaseResult, SuiteResult, run_case, share_key
 from claw.eval.suite import Suite
+from claw.eval.tallies import MODEL_TOKENS, cases_key, success_key
 from claw.planner.completion import ModelSettings
 
 PLOTS_DIR, FAILURES_DIR = "plots", "failures"
@@ -48,13 +49,23 @@ METRICS: list[tuple[str, str, Callable[[float], str]]] = [
     ("replans", "replans / case", lambda v: f"{v:.2f}"),
     ("recovered_by_replanning", "recovered by replanning", lambda v: f"{v:.0f}"),
     ("plan_steps", "plan steps / case", lambda v: f"{v:.2f}"),
+    ("read_right_cases", "read right (cases)", lambda v: f"{v:.0f}"),
+    ("refused", "refused (goal cases)", lambda v: f"{v:.0f}"),
+    ("wrong_reading_ran", "wrong reading ran", lambda v: f"{v:.0f}"),
+    ("trap_planned", "trap planned (error cases)", lambda v: f"{v:.0f}"),
     (share_key("offline"), "read by offline", _percent),
     (share_key("model"), "read by the model", _percent),
+    (cases_key("offline"), "cases read by offline", lambda v: f"{v:.0f}"),
+    (success_key("offline"), "success of those read by offline", _percent),
+    (cases_key("model"), "cases read by the model", lambda v: f"{v:.0f}"),
+    (success_key("model"), "success of those read by the model", _percent),
     ("llm_calls", "LLM calls / case", lambda v: f"{v:.2f}"),
     ("llm_tokens", "LLM tokens / case", lambda v: f"{v:.1f}"),
     ("llm_prompt_tokens", "LLM prompt tokens / case", lambda v: f"{v:.1f}"),
     ("llm_completion_tokens", "LLM completion tokens / case", lambda v: f"{v:.1f}"),
     ("llm_tokens_total", "LLM tokens in all", lambda v: f"{v:.0f}"),
+    (MODEL_TOKENS, "LLM tokens / case the model read", lambda v: f"{v:.1f}"),
+    ("llm_cached", "answers from the answer cache", lambda v: f"{v:.0f}"),
     ("sim_seconds", "sim seconds / case", lambda v: f"{v:.2f}"),
     ("wall_seconds", "wall seconds / case", lambda v: f"{v:.2f}"),
 ]
@@ -311,12 +322,14 @@ def _case_cells(case: CaseResult) -> list[str]:
         f"{case.executable:.3f}",
         str(case.replans),
         case.reader or "-",
+        str(case.llm_tokens),
         f"{case.sim_seconds:.2f}",
     ]
 
 
 CASE_COLUMNS = [
-    "case", "tags", "success", "goal recall", "executable", "replans", "read by", "sim s"
+    "case", "tags", "success", "goal recall", "executable", "replans", "read by", "tokens",
+    "sim s",
 ]  # fmt: skip
 
 

@@ -21,6 +21,7 @@ from claw.eval.judging import judge, read_right
 from claw.eval.mocks import MOCK_MODEL
 from claw.eval.selection import Selection
 from claw.eval.suite import Case, Suite
+from claw.eval.tallies import outcome, tallies
 from claw.library import policy_source
 from claw.planner.base import READERS, Reader
 from claw.planner.completion import ModelSettings
@@ -38,6 +39,12 @@ class CaseResult(BaseModel):
     read_right: bool = False
     """The planner read the instruction right: its first plan's goal is the case's (and its
     pushes the expected push), or it refused with the expected error — before any physics."""
+    refused: bool = False
+    """A goal case stopped by a refusal before any step ran (:mod:`claw.eval.tallies`)."""
+    wrong_reading_ran: bool = False
+    """A goal case whose first plan was not read right, yet a step of it ran."""
+    trap_planned: bool = False
+    """An ``expect_error`` case for which a plan was made instead of the refusal."""
     goal_recall: float = 0.0
     """Fraction of the ground-truth goal predicates that hold at the end (1.0 for error cases)."""
     executable: float = 0.0
@@ -53,6 +60,8 @@ class CaseResult(BaseModel):
     """Prompt and completion tokens together (``llm_prompt_tokens + llm_completion_tokens``)."""
     llm_prompt_tokens: int = 0
     llm_completion_tokens: int = 0
+    llm_cached: int = 0
+    """Model answers taken from the answer cache (no call, no token)."""
     sim_seconds: float = 0.0
     wall_seconds: float = 0.0
     error: str | None = None
@@ -174,12 +183,17 @@ def _run_case(
         session.save_video()
     planned = max(len(result.plan), len(result.steps))
     usage = planner.usage
+    right = read_right(case, result)
+    counted = outcome(case, result, right)
     return CaseResult(
         id=case.id,
         tags=case.tags,
         success=success,
         reason=reason,
-        read_right=read_right(case, result),
+        read_right=right,
+        refused=counted.refused,
+        wrong_reading_ran=counted.wrong_reading_ran,
+        trap_planned=counted.trap_planned,
         goal_recall=round(recall, 4),
         executable=round(sum(s.success for s in result.steps) / planned, 4) if planned else 1.0,
         replans=result.replans,
@@ -189,6 +203,7 @@ def _run_case(
         llm_tokens=0 if usage is None else usage.prompt_tokens + usage.completion_tokens,
         llm_prompt_tokens=0 if usage is None else usage.prompt_tokens,
         llm_completion_tokens=0 if usage is None else usage.completion_tokens,
+        llm_cached=0 if usage is None else usage.cached,
         sim_seconds=result.sim_seconds,
         wall_seconds=round(time.perf_counter() - tic, 3),
         run=json.loads(result.model_dump_json()),
@@ -232,6 +247,7 @@ def summarise(results: list[CaseResult]) -> dict[str, float]:
         "llm_tokens_total": float(sum(r.llm_tokens for r in results)),
         "sim_seconds": round(sum(r.sim_seconds for r in results) / n, 3),
         "wall_seconds": round(sum(r.wall_seconds for r in results) / n, 3),
+        **tallies(results),
     }
 
 

@@ -249,8 +249,11 @@ def test_eval_reports_both_shares(evaluated: dict[str, Any]) -> None:
         next(line for line in evaluated["stdout"].splitlines() if line.startswith(start))
         for start in ("┃ tag", "│ all")
     )
-    assert header.split("┃")[-2].strip() == "read by offline / model"
-    assert all_row.split("│")[-2].strip() == "50.0 / 50.0 %"
+    assert [cell.strip() for cell in header.split("┃")[-3:-1]] == [
+        "read by offline / model",
+        "success offline / model",
+    ]
+    assert [cell.strip() for cell in all_row.split("│")[-3:-1]] == ["2 / 2", "100.0 / 100.0 %"]
     markdown = evaluated["markdown"]
     assert "| read by offline | 50.0 % |" in markdown
     assert "| read by the model | 50.0 % |" in markdown

@@ -1,0 +1,93 @@
+"""What became of each case's reading, and the suite's figures split by who read each case.
+
+Four counts of a suite (overall and per tag), each case in at most one of the last three:
+
+- **read right** — the first plan's goal is the case's (and its pushes the expected push), or it
+  refused with the expected error kind (:func:`claw.eval.judging.read_right`);
+- **refused** — a goal case (one with ``goal`` or ``expect_push``) whose run stopped with a
+  refusal (``REFUSALS``: the kinds a reader or a model declines an instruction with) before
+  any step ran;
+- **wrong reading ran** — a goal case whose first plan was not read right, yet at least one of
+  its steps ran;
+- **trap planned** — an ``expect_error`` case for which a plan was made (the run has a goal or
+  planned steps) instead of the expected refusal, whether or not it ran.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple, Protocol, get_args
+
+from claw.eval.suite import Case
+from claw.planner.base import READERS, Reader
+from claw.planner.prompting import PlanError
+from claw.runtime import RunResult
+
+REFUSALS: tuple[str, ...] = get_args(PlanError.model_fields["kind"].annotation)
+"""The error kinds of a refusal: ``unknown_object``, ``unsupported``, ``unparseable``,
+``ambiguous``."""
+COUNTS = ("refused", "wrong_reading_ran", "trap_planned")
+
+
+class Tallied(Protocol):
+    """What the tallies read of a case's result (``claw.eval.runner.CaseResult``)."""
+
+    success: bool
+    read_right: bool
+    refused: bool
+    wrong_reading_ran: bool
+    trap_planned: bool
+    reader: Reader | None
+    llm_tokens: int
+    llm_cached: int
+
+
+class Outcome(NamedTuple):
+    """Which of the three counts a case is in (at most one)."""
+
+    refused: bool
+    wrong_reading_ran: bool
+    trap_planned: bool
+
+
+def outcome(case: Case, result: RunResult, read_right: bool) -> Outcome:
+    """Whether the case was refused, ran a wrong reading or planned a trap, as this module
+    defines them."""
+    goal_case = case.expect_error is None
+    kind = None if result.error is None or result.steps else result.error.kind
+    return Outcome(
+        refused=goal_case and kind in REFUSALS,
+        wrong_reading_ran=goal_case and not read_right and bool(result.steps),
+        trap_planned=not goal_case and bool(result.goal or result.plan),
+    )
+
+
+def cases_key(reader: Reader) -> str:
+    """The metric of how many cases ``reader`` read (``offline_cases``, ``model_cases``)."""
+    return f"{reader}_cases"
+
+
+def success_key(reader: Reader) -> str:
+    """The success rate of the cases ``reader`` read (``offline_success_rate``, ...)."""
+    return f"{reader}_success_rate"
+
+
+MODEL_TOKENS = "model_tokens_per_case"
+"""Tokens (prompt and completion) per case the model read."""
+
+
+def tallies(results: Sequence[Tallied]) -> dict[str, float]:
+    """The counts above, and per reader its cases and their success rate (only for a reader
+    that read some), the tokens per case the model read and the answers from the cache."""
+    figures = {"read_right_cases": float(sum(r.read_right for r in results))}
+    figures.update({name: float(sum(getattr(r, name) for r in results)) for name in COUNTS})
+    for reader in READERS:
+        read = [r for r in results if r.reader == reader]
+        figures[cases_key(reader)] = float(len(read))
+        if read:
+            figures[success_key(reader)] = round(sum(r.success for r in read) / len(read), 4)
+    by_model = [r for r in results if r.reader == "model"]
+    if by_model:
+        figures[MODEL_TOKENS] = round(sum(r.llm_tokens for r in by_model) / len(by_model), 2)
+    figures["llm_cached"] = float(sum(r.llm_cached for r in results))
+    return figures
