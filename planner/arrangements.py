@@ -38,7 +38,21 @@ class Resolver:
         return chosen
 
     def one(self, noun: Reference, default_type: str | None = None) -> str:
-        return self.objects(noun, default_type)[0]
+        """The one object ``noun`` names where a request relates to one object.
+
+        Raises:
+            UnsupportedError: it names several ("next to the red and green blocks"): no place
+                is relative to several objects at once, and taking one of them would drop
+                the others.
+        """
+        found = self.objects(noun, default_type)
+        if len(found) > 1:
+            raise UnsupportedError(
+                f"{noun.text!r} names {len(found)} objects ({', '.join(found)}), where claw "
+                "places relative to one; name one of them, or ask for each in turn",
+                from_reading=True,
+            )
+        return found[0]
 
 
 def movers_of(resolve: Resolver, nouns: list[Reference], what: str) -> list[str]:
@@ -156,7 +170,7 @@ def unstack_goals(
     named = _taken_from(resolve, request, rests_on)
     if request.target is not None:
         resolve.last = previous
-        base = resolve.one(request.target, "block")
+        named, base = _taken_and_base(resolve, request.target, named)
         put = [o for o in named if planned.get(o) == base]  # "put it in the box, then take it out"
         if type_of(base, world) == "box":  # "take the red block out of the box": next to it
             chosen = [o for o in named if evaluate(Predicate.of("in", o, base), world).holds]
@@ -187,6 +201,22 @@ def unstack_goals(
         elif obj in rests_on and out_of_boxes:  # in a box: next to it
             goals.append(Predicate.of("next_to", obj, rests_on[obj]))
     return goals
+
+
+def _taken_and_base(
+    resolve: Resolver, target: Reference, named: list[str]
+) -> tuple[list[str], str]:
+    """What a take-out or take-off with a target moves, and what from: ``named`` and the
+    target; for a target of several that says where they are ("clear all the yellow blocks
+    from the brown box"), those objects and where they are."""
+    source = next(
+        (f.target for f in target.filters if f.kind == "relation" and f.relation in ("in", "on")),
+        None,
+    )
+    if target.every and source is not None:
+        taken = resolve.objects(target, "block")
+        return taken, resolve.one(source)
+    return named, resolve.one(target, "block")
 
 
 def _taken_from(resolve: Resolver, request: Request, rests_on: dict[str, str]) -> list[str]:

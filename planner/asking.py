@@ -172,6 +172,33 @@ def verb_slots(words: list[str]) -> set[int]:
     return found
 
 
+def acting_words(words: list[str]) -> set[int]:
+    """Where a word stands right before a noun phrase it acts on or relates to ("cover it",
+    "spin the green block", "the block atop the box"), by token index: a verb's or a
+    preposition's place, not a modifier's inside a phrase ("the shallow bin", "a ceramic
+    plate"). A word the lexicon lacks there carries content (an action, a place) and cannot be
+    left out as saying nothing. Interjections ("um the red block ...") and marks do not act."""
+    found: set[int] = set()
+    for i, (word, after) in enumerate(itertools.pairwise(words)):
+        if word in _NO_VERBS or word in _POSSESSIVES or not word.isalpha():
+            continue
+        inside = i > 0 and words[i - 1] in _PHRASE_WORDS  # "the shallow bin"
+        if after in _PHRASE_STARTS or after.isdigit() or (after in _HEADS and not inside):
+            found.add(i)
+    return found
+
+
+_POSSESSIVES = {"my", "your", "our", "his", "her"}
+_PHRASE_STARTS = {*_NAMING_LEADS, *lexicon.NUMBER_WORDS, "it", "them"} - {*lexicon.COLOR_WORDS}
+"""Words a noun phrase that something is done to starts with."""
+_HEADS = {*lexicon.COLOR_WORDS, *lexicon.TYPE_WORDS}
+"""Words a noun phrase may start with, which may also go on a phrase begun before them."""
+_PHRASE_WORDS = {*lexicon.DEFINITE, *lexicon.INDEFINITE, *lexicon.UNIVERSAL, *_POSSESSIVES,
+                 *lexicon.COLOR_WORDS, *lexicon.SIZE_WORDS, *lexicon.SIDE_WORDS,
+                 *lexicon.EXTREME_WORDS, *lexicon.ORDINAL_WORDS, *lexicon.NUMBER_WORDS}  # fmt: skip
+"""Words a noun phrase goes on after: a word the lexicon lacks after one is a modifier."""
+
+
 def _in_clause(word: str) -> bool:
     """Whether ``word`` may stand inside a clause after its verb (not a clause's end, nor the
     next clause's verb)."""

@@ -14,15 +14,28 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from claw.planner import lexicon
+from claw.planner.asking import acting_words
 from claw.planner.chatter import narrated
+from claw.planner.exceptions import UnparseableError
 from claw.planner.forms import Request
 from claw.planner.grammar import normalise
 from claw.planner.parsing import tokens
 from claw.planner.spelling import heads_a_phrase, read_word, vocabulary
 
-__all__ = ["Draft", "Reading", "casual_words", "draft_of"]
+__all__ = ["Change", "Draft", "Reading", "casual_words", "draft_of"]
+
+
+class Change(NamedTuple):
+    """A word read as another: how (``spelling``, ``sound``, ``consonants``, ``meaning`` with
+    its ``score``, ``table``: another name of it, ``form``: a verb form made plain)."""
+
+    typed: str
+    read: str
+    how: str = "form"
+    score: float | None = None
 
 
 @dataclass(frozen=True)
@@ -32,8 +45,8 @@ class Reading:
     requests: list[Request]
     ignored: tuple[str, ...] = ()
     """Words left out, in the order typed."""
-    corrected: tuple[tuple[str, str], ...] = ()
-    """``(typed, read as)`` for each word read as another."""
+    corrected: tuple[Change, ...] = ()
+    """Each word read as another, and how."""
 
 
 @dataclass
@@ -43,7 +56,9 @@ class Draft:
     words: list[str]
     unknown: set[int] = field(default_factory=set)
     """Words the lexicon lacks that name nothing: always left out."""
-    corrected: list[tuple[str, str]] = field(default_factory=list)
+    corrected: list[Change] = field(default_factory=list)
+    refusal: UnparseableError | None = None
+    """The first reason found that a reading leaves out what it cannot (:meth:`unread`)."""
 
     def text(self, dropped: Collection[int] = ()) -> str:
         """The text with the unknown words and those at ``dropped`` left out."""
@@ -51,10 +66,29 @@ class Draft:
         kept = [w for i, w in enumerate(self.words) if i not in left_out]
         return re.sub(r" (?=[,.;:!?])", "", " ".join(kept))
 
-    def reading(self, requests: list[Request], dropped: Collection[int] = ()) -> Reading:
-        """The reading of :meth:`text` with ``dropped`` left out."""
+    def reading(self, requests: list[Request], dropped: Collection[int] = ()) -> Reading | None:
+        """The reading of :meth:`text` with ``dropped`` left out; None when a word the lexicon
+        lacks is left out where it acts on what follows it (:meth:`unread`)."""
+        if self.unread(dropped) is not None:
+            return None
         ignored = [self.words[i] for i in sorted(self.unknown | set(dropped))]
         return Reading(requests, tuple(ignored), tuple(self.corrected))
+
+    def unread(self, dropped: Collection[int] = ()) -> UnparseableError | None:
+        """Why a reading that leaves out ``dropped`` and the unknown words cannot be run: an
+        unknown word not in ``dropped`` (a step that leaves out a whole phrase) that acts on
+        the noun phrase after it ("and cover it", "the shiny red block"): left out, the rest
+        would say something else. Kept in :attr:`refusal` for the instruction's refusal."""
+        acting = sorted((self.unknown - set(dropped)) & acting_words(self.words))
+        if not acting:
+            return None
+        i = acting[0]
+        said = " ".join(self.words[max(i - 2, 0) : i + 3])
+        self.refusal = self.refusal or UnparseableError(
+            f"cannot read {self.words[i]!r} in {said!r}: not a word claw knows, and the rest "
+            "would mean something else without it"
+        )
+        return self.refusal
 
 
 def _fix_word(draft: Draft, i: int, scene_words: Collection[str]) -> None:
@@ -69,8 +103,8 @@ def _fix_word(draft: Draft, i: int, scene_words: Collection[str]) -> None:
     if meant is None:
         draft.unknown.add(i)
     else:
-        draft.words[i] = meant
-        draft.corrected.append((typed, meant))
+        draft.words[i] = meant.word
+        draft.corrected.append(Change(typed, meant.word, meant.how, meant.score))
 
 
 def draft_of(instruction: str, scene_words: Collection[str]) -> Draft:
@@ -80,13 +114,13 @@ def draft_of(instruction: str, scene_words: Collection[str]) -> Draft:
     subject, plain = narrated(draft.words)  # "the robot arm places ...": "place ..."
     draft.unknown |= subject
     for i, verb in plain.items():
-        draft.corrected.append((draft.words[i], verb))
+        draft.corrected.append(Change(draft.words[i], verb))
         draft.words[i] = verb
     known = vocabulary()
     for i, word in enumerate(draft.words):
         if word in lexicon.TABLE_NAMES:  # "on the countertop": the table
             draft.words[i] = "table"
-            draft.corrected.append((word, "table"))
+            draft.corrected.append(Change(word, "table", "table"))
         elif word not in known and re.fullmatch(r"[a-z][a-z']*", word):
             _fix_word(draft, i, scene_words)
         elif not re.fullmatch(r"[\w',.;:!?&]+", word):

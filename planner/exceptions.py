@@ -12,9 +12,17 @@ class UnparseableError(ClawError, ValueError):
 
 
 class AmbiguousError(UnparseableError):
-    """A reference with several answers where one is needed; the message lists them."""
+    """A reference with several answers where one is needed; the message lists them.
+
+    Args:
+        candidates: the objects it could be, by name, where they are objects.
+    """
 
     kind = "ambiguous"
+
+    def __init__(self, *args: object, candidates: tuple[str, ...] = ()) -> None:
+        super().__init__(*args)
+        self.candidates = candidates
 
 
 class UnsupportedError(ClawError, ValueError):

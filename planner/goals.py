@@ -16,7 +16,7 @@ from claw.common.exceptions import ClawError
 from claw.envs.exceptions import PredicateError
 from claw.envs.predicates import NOT, Predicate
 from claw.envs.state import WorldState
-from claw.planner import pushing
+from claw.planner import lexicon, pushing
 from claw.planner.arrangements import (
     TARGET_TYPES,
     Resolver,
@@ -89,6 +89,15 @@ def goals_and_pushes(
         UnsupportedError: carrying a box, or holding two objects at once.
     """
     return _Grounder(names, world).ground(requests)
+
+
+def _said_push(request: Request) -> bool:
+    """Whether a push request's clause says a push verb ("slide it towards ..."), not a
+    place verb the reader took as one ("move it towards ...")."""
+    return bool(set(request.text.split()[:2]) & _PUSH_WORDS)
+
+
+_PUSH_WORDS = {verb.split()[0] for verb in lexicon.PUSH_VERBS}
 
 
 def _generic(ref: Reference) -> bool:
@@ -193,7 +202,11 @@ class _Grounder:
                 return
         elif request.target is not None:  # towards / away from an object: the scene's way
             self.resolve.last = previous
-            self.pushes.extend(self._pushes_about(request, pushed))
+            try:
+                self.pushes.extend(self._pushes_about(request, pushed))
+            except UnsupportedError as exc:  # "move it towards the box": a push read, not said
+                exc.from_reading = exc.from_reading or not _said_push(request)
+                raise
         else:
             for obj in pushed:
                 args = {"object": obj, "direction": request.direction, "distance": request.distance}
@@ -261,6 +274,8 @@ class _Grounder:
         previous = list(self.resolve.last)
         verb = {"pick": "pick up", "stack": "stack"}.get(request.action, "carry")
         movers = movers_of(self.resolve, request.objects, verb)
+        if not movers:  # nothing to carry: the request would be dropped without a word
+            raise UnparseableError(f"cannot tell what {request.text!r} moves")
         self._supersede(movers)
         self._replace_held(movers)
         if request.action == "pick":
@@ -298,11 +313,14 @@ class _Grounder:
                                      f"objects, or one and what it moves away from, not "
                                      f"{', '.join(movers)}")  # fmt: skip
             movers, target = movers[:1], movers[1]
-        else:
+            targets = [target]
+        else:  # apart from several: from each of them
             self.resolve.last = previous or movers
-            target = self.resolve.one(request.target)
+            targets = [t for t in self.resolve.objects(request.target) if t not in movers]
             self.resolve.last = movers
-        self.goal.extend(Predicate.of(NOT, str(Predicate.of("next_to", o, target))) for o in movers)
+        self.goal.extend(
+            Predicate.of(NOT, str(Predicate.of("next_to", o, t))) for o in movers for t in targets
+        )
 
     def _targets(self, request: Request, movers: list[str]) -> list[str]:
         """What a relation places ``movers`` relative to: its target, or for ``between`` the
@@ -357,12 +375,25 @@ class _Grounder:
             )
             return
         kind = TARGET_TYPES.get(request.relation)
+        if request.relation == "on" and request.target.every:  # "all the blocks on top of each
+            targets = resolve.objects(request.target, kind)  # other": a tower of them, the
+            if set(targets) >= set(movers):  # first at the bottom
+                resolve.last = movers
+                self.goal.append(Predicate.of("stacked", *targets))
+                return
+            resolve.last = previous or landmarks or movers
         target = resolve.one(request.target, kind)
         if movers == [target] and _generic(request.target):
             # "the blue block next to the block": not the one it moves but one of the others
             resolve.mentioned = movers
             target = resolve.one(request.target.model_copy(update={"other": True}), kind)
         resolve.last = movers
+        if request.action == "stack" and len(movers) > 1 and type_of(target, self.world) == "box":
+            raise UnsupportedError(  # read as a place in the box, the stacking would be lost
+                f"claw reads no stack inside a box ({request.text!r}); stack them, then say "
+                "where the tower goes, or put each in the box",
+                from_reading=True,
+            )
         if target in movers:
             if not any(n.every for n in request.objects) or len(movers) == 1:
                 raise UnparseableError(f"{target} cannot be placed relative to itself")

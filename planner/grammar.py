@@ -25,6 +25,7 @@ from lark import Token, Tree
 
 from claw.common.exceptions import ClawError
 from claw.planner import lexicon
+from claw.planner.audit import unread_part
 from claw.planner.clauses import read_lead, strip_filler, verb_at, verb_phrase
 from claw.planner.exceptions import UnparseableError, UnsupportedError
 from claw.planner.forms import Request
@@ -182,6 +183,7 @@ class _Verbed:
 
 
 VERBS_ALLOWED = "start with put, place, move, stack, pick up or push"
+NOT_READ_WHOLE = "the request would run without it; say it as a request of its own, or leave it out"
 """What a clause with no verb the reader knows is told."""
 
 
@@ -315,6 +317,9 @@ def parse_instruction(instruction: str) -> list[Request]:
                     clause = clause[: words.starts[i]] + meaning + clause[words.ends[i + 1] :]
         there = _there(clause, requests)
         request = there if there is not None else parse_clause(clause)
+        unread = None if there is not None else unread_part(request, strip_filler(clause))
+        if unread is not None:  # read only in part: refused, never run as half of it
+            raise UnparseableError(f"cannot read {unread} of {clause!r}: {NOT_READ_WHOLE}")
         requests.append(request.model_copy(update={"turn": turn}))
     if all(r.action == "note" for r in requests):
         what = "defines words" if not requests else "says where things are"

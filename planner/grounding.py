@@ -20,8 +20,8 @@ from claw.envs.state import WorldState
 from claw.planner.exceptions import AmbiguousError, UnparseableError, UnsupportedError
 from claw.planner.forms import Filter, Reference, RegionReference
 from claw.planner.lexicon import COLOR_FAMILIES, SAME_SIZE
+from claw.planner.naming import TIE, spoken_list
 
-TIE = 0.01  # m: two objects closer than this along a measure are not told apart by it
 TABLE_GAP = 0.005  # m: an object whose bottom is this near the table stands on it
 LIGHTNESS_TIE = 0.05  # colours closer than this in luminance are not told apart by lightness
 
@@ -71,8 +71,13 @@ def ground(
     if ref.pronoun:
         if not last:
             raise UnparseableError(f"cannot tell what {ref.text or 'it'!r} refers to")
-        found = list(last)
-        return _filtered(ref, found, names, world, last, mentioned)
+        found = _filtered(ref, list(last), names, world, last, mentioned)
+        if not found:  # "it on the table" where it stands in a box: read as something else
+            raise UnknownObjectError(
+                f"nothing in the scene is {ref.text!r} ({', '.join(last)} is not)",
+                from_reading=True,
+            )
+        return found
     names = list(dict.fromkeys(names))
     kind = ref.type or default_type
     found = [n for n in names if _matches(ref, n, kind, world)]
@@ -87,7 +92,8 @@ def ground(
     found = _filtered(ref, found, names, world, last, mentioned)
     if not found:  # there are such objects, but none where or as the phrase says
         raise UnknownObjectError(
-            f"nothing in the scene is {ref.text!r}; objects: {', '.join(names)}"
+            f"nothing in the scene is {ref.text!r}; objects: {', '.join(names)}",
+            from_reading=True,  # its filters, as read, found nothing: it may mean otherwise
         )
     if ref.anaphoric and len(found) > 1:  # "the same container": the one named last
         recent = [n for n in reversed(list(mentioned or [])) if n in found]
@@ -95,7 +101,7 @@ def ground(
     elif ref.quantity == "one" and len(found) > 1:  # "… from the box, then … into the box"
         named = [n for n in found if n in (mentioned or ())]
         found = named if len(named) == 1 else found
-    return _chosen(ref, found)
+    return _chosen(ref, found, world, names)
 
 
 def _matches(ref: Reference, name: str, kind: str | None, world: WorldState | None) -> bool:
@@ -394,7 +400,9 @@ def _in_region(position: np.ndarray, region: str) -> bool:
     return all(halves[w] for w in words)
 
 
-def _chosen(ref: Reference, found: list[str]) -> list[str]:
+def _chosen(
+    ref: Reference, found: list[str], world: WorldState | None, names: Sequence[str]
+) -> list[str]:
     if ref.quantity in ("all", "pronoun"):
         return found
     if ref.quantity == "count":
@@ -411,7 +419,8 @@ def _chosen(ref: Reference, found: list[str]) -> list[str]:
         return found[: ref.count]
     if ref.quantity == "any" or len(found) == 1:
         return found[:1]
-    raise AmbiguousError(f"{ref.text!r} could be any of {', '.join(found)}; say which")
+    said = spoken_list(found, world, names)
+    raise AmbiguousError(f"{ref.text!r} could be {said}; say which", candidates=tuple(found))
 
 
 def ground_region(region: RegionReference, names: list[str], world: WorldState | None) -> str:

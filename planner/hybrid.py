@@ -5,10 +5,11 @@ Which refusals are handed over (``HANDED_OVER``): ``unparseable`` and ``ambiguou
 could not read the words, or read several meanings where one is needed; a model may read them.
 The others are answered by the offline reader itself: ``unknown_object`` (the scene has no such
 object: the person's bad input, which a model could only answer with a guess) and
-``unsupported``. The reader says ``unsupported`` only after reading the whole request — a verb
-no skill does, a box to pick up, a place no skill reaches, goals that cannot hold together —
-and names what it read; the skills cannot do it whoever reads it, and a model would have to
-read the instruction as something else to answer it: a wrong plan is worse than a refusal. An
+``unsupported`` (a verb no skill does, a box to pick up, goals that cannot hold together: the
+skills cannot do it whoever reads it) — unless the refusal came from the reading itself
+(``ClawError.from_reading``: a relation the reader lacks, "below"; a phrase whose filters the
+reader applied and found nothing, "it on the table"; a target that names several objects),
+which a model may read otherwise, and so is handed over too. An
 instruction with no text at all is refused offline too (there is nothing for a model to read), and
 so is one over the reader's length cap or one that is not text (``claw.planner.instruction``):
 none is sent to the model.
@@ -76,7 +77,7 @@ class HybridPlanner(PlannerPair):
         try:
             return self.first.plan(instruction, env)
         except ClawError as exc:
-            if exc.kind not in self.hands_over or not instruction.strip():
+            if not self.handing_over(exc) or not instruction.strip():
                 raise
             self.active, self.handed_over = self.fallback, exc
         logger.info(
@@ -87,6 +88,13 @@ class HybridPlanner(PlannerPair):
             clean_text(self.fallback.name, 80),
         )
         return self.fallback.plan(instruction, env)
+
+    def handing_over(self, refusal: ClawError) -> bool:
+        """Whether the first planner's refusal goes to the model: a kind in ``hands_over``,
+        or any refusal that came from how the instruction was read (``from_reading``: "put
+        the red block below the blue one" read as a relation no skill does) rather than
+        from the world."""
+        return refusal.kind in self.hands_over or refusal.from_reading
 
     def replan(
         self, instruction: str, plan: Plan, env: TabletopEnv, failure: Failure | None = None

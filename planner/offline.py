@@ -23,18 +23,22 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from claw.common.exceptions import ClawError
+from claw.envs.exceptions import UnknownObjectError
 from claw.envs.predicates import Predicate
 from claw.envs.state import WorldState
 from claw.envs.tabletop import TabletopEnv
 from claw.planner.arm_phrases import ArmIntent, read_arm_phrases
 from claw.planner.arms import arm_goal, assign_arms, with_arms
 from claw.planner.base import BasePlanner
+from claw.planner.exceptions import UnparseableError
 from claw.planner.forms import Segment
 from claw.planner.goals import ground_requests
 from claw.planner.grounding import color_of, type_of
-from claw.planner.plan import Failure, Plan, ReadingNotes
+from claw.planner.plan import Failure, Plan, ReadingNotes, WordMatch
 from claw.planner.robust import read_instruction
 from claw.planner.steps import write_plan, write_steps
+from claw.planner.suggest import help_with
 from claw.skills.executor import SkillCall
 
 
@@ -50,8 +54,25 @@ class OfflinePlanner(BasePlanner):
         for (before the goals of later requests, after those of earlier ones).
 
         Raises:
-            UnparseableError, UnsupportedError, UnknownObjectError: before anything moves.
+            UnparseableError, UnsupportedError, UnknownObjectError: before anything moves; an
+                ``unparseable``, ``ambiguous`` or ``unknown_object`` refusal carries what was
+                read (``read``) and the closest instructions the reader does read on this
+                scene (``suggestions``, :mod:`claw.planner.suggest`).
         """
+        try:
+            return self._plan(instruction, env)
+        except (UnparseableError, UnknownObjectError) as refusal:
+            help_with(refusal, instruction, env, lambda text: self._goal_of(text, env))
+            raise
+
+    def _goal_of(self, text: str, env: TabletopEnv) -> list[str] | None:
+        """The goal ``text`` is planned with on this scene, or None when it is refused."""
+        try:
+            return [str(g) for g in self._plan(text, env).goal]
+        except ClawError:
+            return None
+
+    def _plan(self, instruction: str, env: TabletopEnv) -> Plan:
         world = env.world_state()
         seen = {f(n, world) for n in env.object_names for f in (color_of, type_of)}
         text, intent = read_arm_phrases(instruction, env.arms.arms)
@@ -64,7 +85,11 @@ class OfflinePlanner(BasePlanner):
             write_plan(segments, world, arm_goal(grounding.goal, intent, world)), world, intent
         )
         if reading.ignored or reading.corrected:
-            notes = ReadingNotes(ignored=list(reading.ignored), corrected=dict(reading.corrected))
+            notes = ReadingNotes(
+                ignored=list(reading.ignored),
+                corrected={c.typed: c.read for c in reading.corrected},
+                matched=[WordMatch(**c._asdict()) for c in reading.corrected],
+            )
             plan.reading = notes
         return plan
 

@@ -252,7 +252,8 @@ def _placement(rest: str, clause: str, elide: bool) -> tuple[str, tuple[str, str
     under = parse_first("under", rest)
     if under and (found is None or span(under[0].children[1])[0] >= len(tokens(found[0]).words)):
         raise UnsupportedError(  # "put it under the box", but not "put the block under X ..."
-            f"no skill puts an object under another ({clause!r}); put the other one on it instead"
+            f"no skill puts an object under another ({clause!r}); put the other one on it instead",
+            from_reading=True,  # what goes on what is a reading a model may make
         )
     side = parse_first("side_of", found[2]) if found and found[1] in ("at", "on", "in") else None
     target = tokens(text_of(side, "span")).words if side else ()

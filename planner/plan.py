@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from claw.common.exceptions import ClawError
@@ -20,14 +22,31 @@ plan (a model's 100,000 steps) before anything moves.
 """
 
 
+class WordMatch(BaseModel):
+    """A word read as another, and how: ``spelling`` (a slip, or two words typed as one),
+    ``sound`` (a dictated homophone), ``consonants`` (typed without vowels), ``meaning`` (the
+    embedder's match, with its cosine ``score``), ``table`` (another name of the table) or
+    ``form`` (a verb form made plain: "placed", "the robot places")."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    typed: str
+    read: str
+    how: Literal["spelling", "sound", "consonants", "meaning", "table", "form"]
+    score: float | None = None
+
+
 class ReadingNotes(BaseModel):
-    """What a reader changed to read an instruction: words left out, words read as others."""
+    """What a reader changed to read an instruction: words left out, words read as others
+    (every other word was read as typed)."""
 
     model_config = ConfigDict(extra="forbid")
 
     ignored: list[str] = Field(default_factory=list)
     corrected: dict[str, str] = Field(default_factory=dict)
     """Each word typed, and the word it was read as (a typo, or a word matched by meaning)."""
+    matched: list[WordMatch] = Field(default_factory=list)
+    """How each corrected word was matched."""
 
 
 class Waypoint(BaseModel):

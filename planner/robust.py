@@ -39,8 +39,9 @@ from dataclasses import replace
 
 from claw.common.exceptions import ClawError
 from claw.planner import lexicon
-from claw.planner.asking import not_asked, stated, verb_slots
+from claw.planner.asking import acting_words, not_asked, stated, verb_slots
 from claw.planner.chatter import (
+    SUBORDINATORS,
     asides,
     but_preambles,
     chatter,
@@ -59,7 +60,7 @@ from claw.planner.chatter import (
     wish,
 )
 from claw.planner.corrections import corrections
-from claw.planner.draft import Draft, Reading, casual_words, draft_of
+from claw.planner.draft import Change, Draft, Reading, casual_words, draft_of
 from claw.planner.exceptions import AmbiguousError, UnparseableError
 from claw.planner.forms import Request
 from claw.planner.grammar import (
@@ -121,7 +122,12 @@ def _without_soft_words(
     """A reading with one soft word (or hedge), or two side by side, left out, when every
     such reading that reads means the same (else none); ``lead`` ("put ") goes before each."""
     soft = {*lexicon.SOFT_WORDS, *lexicon.HEDGES}
-    spots = [i for i, w in enumerate(draft.words) if i not in base | draft.unknown and w in soft]
+    held = acting_words(draft.words)  # "to the front of the box": "of" relates what follows
+    spots = [
+        i
+        for i, w in enumerate(draft.words)
+        if i not in base | draft.unknown and w in soft and not _binding(w, i in held)
+    ]
     if len(spots) > MAX_SOFT_SPOTS:  # no casual slip: each try reads the whole text again
         return None
     singles: list[tuple[int, ...]] = [(i,) for i in spots]
@@ -137,8 +143,17 @@ def _without_soft_words(
             if len(meanings) > 1:
                 return None
             choice, requests = found[0]
-            return draft.reading(requests, {*base, *choice})
+            return draft.reading(requests, {*base, *choice})  # None: a word it lacks left out
     return None
+
+
+def _binding(word: str, acting: bool) -> bool:
+    """Whether a soft word carries content where it stands: a condition ("if"), or a
+    preposition before the noun phrase it relates ("of the box", "to the table")."""
+    return word in SUBORDINATORS or (acting and word in _PREPOSITIONS)
+
+
+_PREPOSITIONS = {"to", "of", "for", "over", "from", "into", "onto", "in", "on", "at", "by"}
 
 
 def _meaning_of(requests: list[Request]) -> str:
@@ -192,8 +207,9 @@ def read_instruction(
     for dropped in stages:
         base |= dropped
         requests = _attempt(draft.text(base), check)
-        if requests is not None:
-            return draft.reading(requests, base)
+        taken = None if requests is None else draft.reading(requests, base)
+        if taken is not None:
+            return taken
     hedges = {i for i, w in enumerate(draft.words) if w in lexicon.HEDGES}
     verbless = not set(draft.words) & verb_words()
     reading = _corrected(draft, base, hedges, check, verbless)
@@ -204,8 +220,9 @@ def read_instruction(
         requests = _attempt(text, check)
         if requests is None and verbless:
             requests = _attempt(f"put {text}", check)  # "red block in the blue box"
-        if requests is not None:
-            return draft.reading(requests, base | dropped)
+        taken = None if requests is None else draft.reading(requests, base | dropped)
+        if taken is not None:
+            return taken
     reading = (
         _indirect(draft, base, hedges, check)
         or _without_soft_words(draft, base | hedges, check)
@@ -214,14 +231,16 @@ def read_instruction(
         or _placements_alone(draft, check)
     )
     if reading is None:
-        raise refusal
+        raise draft.refusal or refusal
     return reading
 
 
 def _refuse_unknown_verbs(draft: Draft, refusal: UnparseableError) -> None:
     """Refuse a text whose verb is a word the lexicon lacks: a statement's ("the red block
     covers the green block": ``refusal``, the grammar's own) or a clause's ("wash the blue
-    block, then put it in the box"); such a word cannot be left out as saying nothing."""
+    block, then put it in the box"); a word it lacks that acts on a noun phrase ("cover it")
+    is refused where a reading leaves it out (:meth:`Draft.reading`); such a
+    word cannot be left out as saying nothing."""
     if draft.unknown & statement_verbs(draft.words):
         raise refusal
     slots = verb_slots(draft.words) - dismissals(draft.words)  # "forget the boxes, just put"
@@ -277,7 +296,7 @@ def _by_parts(draft: Draft, scene_words: Collection[str], check: Check | None) -
         return None
     requests: list[Request] = []
     ignored: list[str] = [draft.words[i] for i in sorted(draft.unknown)]
-    corrected: list[tuple[str, str]] = list(draft.corrected)
+    corrected: list[Change] = list(draft.corrected)
     turn, joined = 0, -1  # the part a part that did not read was joined to
     for k, part in enumerate(parts):
         try:
@@ -401,12 +420,14 @@ def _first_reading(
                 continue
             requests, also = soft.requests, soft.ignored
         left_out = draft.unknown | dropped | {indices[i] for i in rewrite.dropped}
+        if draft.unread(dropped | {indices[i] for i in rewrite.dropped}) is not None:
+            continue  # a word it lacks, left out where it acts on what follows it
         corrected = list(draft.corrected)
         if rewrite.participle is not None:  # read as its verb
             left_out.discard(indices[rewrite.participle])
             typed = draft.words[indices[rewrite.participle]]
             corrected = [c for c in corrected if c[0] != typed]
-            corrected += [] if participles[typed] == typed else [(typed, participles[typed])]
+            corrected += [] if participles[typed] == typed else [Change(typed, participles[typed])]
         ignored = [draft.words[i] for i in sorted(left_out)]
         return Reading(requests, (*ignored, *also), tuple(corrected))
     return None

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterator
 from functools import cache, lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from claw.library.embedding import english_words
 from claw.planner import lexicon
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from claw.planner.meaning import WordMatch
 
 __all__ = [
+    "WordRead",
     "abbreviated",
     "allowance",
     "content_words",
@@ -163,7 +164,7 @@ def _as_word(match: WordMatch, typed: str, after: str) -> str:
     return target
 
 
-def _by_meaning(typed: str, before: str, after: str) -> tuple[str | None, str]:
+def _by_meaning(typed: str, before: str, after: str) -> tuple[WordRead | None, str]:
     """The known word(s) an unknown word means by the embedder (``None`` when none), and, when
     none is sure but one is near, the refusal's note on the nearest ("" when none is near)."""
     from claw.planner import meaning
@@ -171,7 +172,7 @@ def _by_meaning(typed: str, before: str, after: str) -> tuple[str | None, str]:
     position = _position(before, after)
     match = meaning.ground_word(typed, position)
     if match is not None:
-        return _as_word(match, typed, after), ""
+        return WordRead(_as_word(match, typed, after), "meaning", round(match.score, 3)), ""
     near = meaning.nearest(typed, position, k=2)
     if near and near[0][1] >= meaning.THRESHOLD:  # near one, but not sure which
         return None, ", ".join(f"{target} {score:.2f}" for target, score in near)
@@ -209,11 +210,23 @@ def abbreviated(typed: str) -> tuple[str, ...]:
     return exact or tuple(found)
 
 
-def read_word(typed: str, before: str, after: str, scene_words: Collection[str] = ()) -> str | None:
+class WordRead(NamedTuple):
+    """How a word the lexicon lacks was read: the known word(s), and by what — ``spelling`` (a
+    slip, or two words typed as one), ``sound`` (a dictated homophone), ``consonants`` (typed
+    without vowels) or ``meaning`` (the embedder, with its ``score``)."""
+
+    word: str
+    how: str
+    score: float | None = None
+
+
+def read_word(
+    typed: str, before: str, after: str, scene_words: Collection[str] = ()
+) -> WordRead | None:
     """The known word(s) an unknown word ``typed`` is read as, between ``before`` and
-    ``after``: the one known word nearest by :func:`typo_distance` (ties broken by what the
-    scene has; an English word is no slip), else the embedder's match; None when it names
-    nothing and may be left out.
+    ``after``, and how: the one known word nearest by :func:`typo_distance` (ties broken by
+    what the scene has; an English word is no slip), else the embedder's match; None when it
+    names nothing and may be left out.
 
     Raises:
         UnparseableError: it is near a content word, or a meaning, but not sure which.
@@ -221,9 +234,12 @@ def read_word(typed: str, before: str, after: str, scene_words: Collection[str] 
     english = typed in english_words()
     heard = sounds_like(typed, before, after, scene_words) if english else None
     if heard is not None:
-        return heard
+        return WordRead(heard, "sound")
     _, near = (0.0, ()) if english else nearest_words(typed)  # no slip
-    near = near or abbreviated(typed) or (() if english else joined(typed))
+    how = "spelling"
+    if not near and (near := abbreviated(typed)):
+        how = "consonants"
+    near = near or (() if english else joined(typed))
     if len(near) > 1:
         in_scene = [w for w in near if _scene_has(w, scene_words)]
         near = tuple(in_scene) if len(in_scene) == 1 else near
@@ -232,7 +248,7 @@ def read_word(typed: str, before: str, after: str, scene_words: Collection[str] 
         placed = [w for w in near if (w in verb_words()) == starts]
         near = tuple(placed) if len(placed) == 1 else near
     if len(near) == 1:
-        return near[0]
+        return WordRead(near[0], how)
     content = [w for w in near if w in content_words()]
     if content:
         raise UnparseableError(

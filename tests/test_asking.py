@@ -44,10 +44,6 @@ READ = {
         ["in(green_block, red_box)"],
     ),
     "an interjection first": ("um the red block in the blue box", ["in(red_block, blue_box)"]),
-    "a verb it lacks, with a place": (
-        "add the green block to the red box",
-        ["in(green_block, red_box)"],
-    ),
     "a polite condition": (
         "if you can, put the red block in the blue box",
         ["in(red_block, blue_box)"],

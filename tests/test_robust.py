@@ -107,7 +107,7 @@ def test_a_word_that_could_name_something_is_not_skipped(default_env: TabletopEn
 
 def test_a_tie_is_broken_by_what_the_scene_has() -> None:
     reading = read_instruction("put the gree block in the blue box", scene_words={"green"})
-    assert reading.corrected == (("gree", "green"),)
+    assert reading.corrected == (("gree", "green", "spelling", None),)
 
 
 def test_typing_distance_weighs_slips_lightly() -> None:
@@ -181,7 +181,11 @@ def test_json_reports_reading_and_waypoints() -> None:
     assert data["waypoints"] == [{"goal": ["at(green_block, left side)"], "reached": True}]
     assert data["reading"] is None
     data = run_json("yo, put teh red block in the blue box")
-    assert data["reading"] == {"ignored": ["yo"], "corrected": {"teh": "the"}}
+    assert data["reading"] == {
+        "ignored": ["yo"],
+        "corrected": {"teh": "the"},
+        "matched": [{"typed": "teh", "read": "the", "how": "spelling", "score": None}],
+    }
     assert data["success"] is True
 
 
