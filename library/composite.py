@@ -23,7 +23,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from claw.envs.regions import REGIONS
-from claw.skills.base import ObjectRef, RegionRef, get_skill, skill_names
+from claw.skills.base import ObjectRef, RegionRef, get_skill, skill_names, unknown_skill
 from claw.skills.exceptions import InvalidParamsError, UnknownSkillError
 from claw.skills.executor import SkillCall
 
@@ -253,12 +253,12 @@ def expand(
     return calls
 
 
-def unknown_composite(name: str, known: Sequence[str]) -> UnknownSkillError:
-    """The error for a name that is neither a skill nor a composite, listing both."""
-    return UnknownSkillError(
-        f"unknown skill {name!r}; skills: {', '.join(skill_names())}; "
-        f"composites: {', '.join(known) or 'none'}"
-    )
+def unknown_composite(
+    name: str, known: Sequence[str], arms: int | None = None
+) -> UnknownSkillError:
+    """The error for a name that is neither a skill nor a composite, listing both (the skills a
+    scene of ``arms`` arms offers, where known)."""
+    return unknown_skill(name, arms, known)
 
 
 def bind_steps(body: CompositeBody, steps: Sequence[SkillCall]) -> dict[str, Any] | None:

@@ -95,16 +95,19 @@ class Composites:
             raise ArtifactError(f"composite {record.key} differs from its record: refusing it")
         return body
 
-    def choose(self, name: str, args: Mapping[str, Any] | None = None) -> SkillRecord:
+    def choose(
+        self, name: str, args: Mapping[str, Any] | None = None, arms: int | None = None
+    ) -> SkillRecord:
         """The version of ``name`` to run: of those whose parameters ``args`` fits, the latest
         unless every one has been measured, then the best measured success (ties: the latest).
 
         Raises:
-            UnknownSkillError: no composite has this name (the message lists skills and composites).
+            UnknownSkillError: no composite has this name (the message lists the composites and
+                the skills, those a scene of ``arms`` arms offers where given).
         """
         versions = [r for r in self.records(all_versions=True) if r.name == name]
         if not versions:
-            raise unknown_composite(name, self.names())
+            raise unknown_composite(name, self.names(), arms)
         if args is not None:
             fitting = [r for r in versions if set(r.params_schema.get("properties", {})) == {*args}]
             versions = fitting or versions
@@ -118,14 +121,15 @@ class Composites:
         return max(versions, key=lambda r: r.version)
 
     def expand_call(
-        self, call: SkillCall, object_names: Sequence[str] | None
+        self, call: SkillCall, object_names: Sequence[str] | None, arms: int | None = None
     ) -> tuple[str, list[SkillCall]]:
         """(the version's ``name@version``, its steps with the call's arguments bound).
 
         Raises:
-            UnknownSkillError, InvalidParamsError, ArtifactError: as the cause says, one line.
+            UnknownSkillError, InvalidParamsError, ArtifactError: as the cause says, one line
+                (an unknown name: the skills a scene of ``arms`` arms offers, where given).
         """
-        record = self.choose(call.skill, call.args)
+        record = self.choose(call.skill, call.args, arms)
         return record.key, expand(call.skill, self.load(record), call.args, object_names)
 
     def expanded_length(self, calls: Sequence[SkillCall]) -> int:

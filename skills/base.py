@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from typing import Annotated, Any, ClassVar, Generic, Literal, TypeVar, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -169,6 +170,40 @@ def skill_names(arms: int | None = None) -> list[str]:
     return sorted(_REGISTRY)
 
 
+def skill_listing(arms: int | None = None, composites: Sequence[str] | None = None) -> str:
+    """The skills a message lists: those a scene of ``arms`` arms offers; with ``None``, every
+    one, those needing two arms named as such; then the ``composites``, where given."""
+    if arms is not None:
+        listed = ", ".join(skill_names(arms))
+    else:
+        more = [n for n in skill_names() if skill_arms(n) > 1]
+        listed = ", ".join(skill_names(1)) + (f"; with two arms: {', '.join(more)}" if more else "")
+    if composites is not None:
+        listed += f"; composites: {', '.join(composites) or 'none'}"
+    return listed
+
+
+def unknown_skill(
+    name: str, arms: int | None = None, composites: Sequence[str] | None = None
+) -> UnknownSkillError:
+    """The error for a name no skill (nor composite) has, listing what there is."""
+    return UnknownSkillError(f"unknown skill {name!r}; skills: {skill_listing(arms, composites)}")
+
+
+def check_offered(name: str, arms: Sequence[str]) -> None:
+    """Refuse skill ``name`` where a scene of ``arms`` does not offer it (it needs more arms).
+
+    Raises:
+        UnknownSkillError: it needs more arms than the scene has; the message lists those there.
+    """
+    needed = skill_arms(name)
+    if needed > len(arms):
+        raise UnknownSkillError(
+            f"{name} needs {needed} arms; this scene has {len(arms)} ({', '.join(arms)}); "
+            f"skills here: {skill_listing(len(arms))}"
+        )
+
+
 def skill_arms(name: str) -> int:
     """How many arms skill ``name`` needs (the fewest of its implementations).
 
@@ -185,7 +220,7 @@ def skill_implementations(name: str) -> dict[str, type[Skill[Any]]]:
         UnknownSkillError: no skill has this name; the message lists the registered ones.
     """
     if name not in _REGISTRY:
-        raise UnknownSkillError(f"unknown skill {name!r}; skills: {', '.join(skill_names())}")
+        raise unknown_skill(name)
     return dict(_REGISTRY[name])
 
 

@@ -19,9 +19,11 @@ from claw.skills.base import (
     Skill,
     SkillParams,
     SkillResult,
+    check_offered,
     get_skill,
     skill_implementations,
     skill_names,
+    unknown_skill,
 )
 from claw.skills.exceptions import InvalidParamsError
 from claw.skills.lanes import ARM_ARG
@@ -89,7 +91,7 @@ class CompositeSource(Protocol):
     one becomes its steps, arguments bound; each use is recorded with its measured success."""
 
     def expand_call(
-        self, call: SkillCall, object_names: Sequence[str] | None
+        self, call: SkillCall, object_names: Sequence[str] | None, arms: int | None = None
     ) -> tuple[str, list[SkillCall]]: ...
 
     def record_use(self, key: str, success: bool) -> Any: ...
@@ -187,9 +189,7 @@ def execute_calls(
             return ExecutionResult(steps=[_invalid(raw, malformed)], success=False)
         try:
             _check_arm(call, env)
-            key, steps = None, [call]
-            if composites is not None and call.skill not in skill_names():
-                key, steps = composites.expand_call(call, env.object_names)
+            key, steps = _expand(call, env, composites)
             bound = [bind(s, env.object_names, prefer, measured, policies) for s in steps]
             if call.args.get(ARM_ARG, env.arms.arms[0]) != env.arms.arms[0] and any(
                 isinstance(skill, PolicySkill) for skill, _ in bound
@@ -221,6 +221,26 @@ def execute_calls(
     return ExecutionResult(
         steps=results, success=len(results) == len(groups) and all(s.success for s in results)
     )
+
+
+def _expand(
+    call: SkillCall, env: TabletopEnv, composites: CompositeSource | None
+) -> tuple[str | None, list[SkillCall]]:
+    """The composite a call names (``None`` for a skill) and the calls it runs, each a skill
+    the scene offers.
+
+    Raises:
+        UnknownSkillError: no skill or composite has the name (the message lists the scene's
+            skills), or a skill needs more arms than the scene has.
+    """
+    key, steps = None, [call]
+    if call.skill not in skill_names():
+        if composites is None:
+            raise unknown_skill(call.skill, len(env.arms.arms))
+        key, steps = composites.expand_call(call, env.object_names, len(env.arms.arms))
+    for step in steps:
+        check_offered(step.skill, env.arms.arms)
+    return key, steps
 
 
 def _run_group(env: TabletopEnv, group: Group) -> SkillResult:
