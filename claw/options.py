@@ -50,8 +50,8 @@ MaxTokens = Annotated[
 Planner = Annotated[
     str | None,
     typer.Option(
-        help="offline (default), a litellm model ($CLAW_MODEL), local (claw llm serve), "
-        "replay:FILE, or in claw eval "
+        help='offline (the default; for claw "…" offline+$CLAW_MODEL where CLAW_MODEL is '
+        "set), a litellm model, local (claw llm serve), replay:FILE, or in claw eval "
         "mock:oracle, mock:literal, mock:noisy:P, mock:faulty:P; offline+MODEL plans offline "
         "what the offline reader reads and asks MODEL (any of those) for the rest."
     ),

@@ -26,7 +26,7 @@ from claw.planner.text import clean_text
 
 LOCAL = "local"
 """``--ray`` without an address: a Ray instance started for this run on this machine."""
-FORWARDED_ENV = ("CLAW_HOME", "CLAW_EMBEDDER", "CLAW_MODEL", "CLAW_API_BASE")
+FORWARDED_ENV = ("CLAW_HOME", "CLAW_EMBEDDER", "CLAW_MODEL", "CLAW_API_BASE", "CLAW_ANSWER_CACHE")
 """claw's settings a worker on another node must see as the driver does."""
 CONNECT_TIMEOUT = 30.0
 """Seconds ``--ray ADDRESS`` waits for the cluster to answer before giving up."""
