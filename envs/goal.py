@@ -121,8 +121,8 @@ class GoalEnv(gym.Env[dict[str, Array], np.ndarray]):
     ) -> np.ndarray | float:
         """Reward for goals, vectorised over leading axes (HER relabels with it)."""
         distance = self.task.distance(achieved_goal, desired_goal)
-        if self.reward_type == "sparse":
-            return -(distance > self.distance_threshold).astype(np.float32)
+        if self.reward_type == "sparse":  # a NaN distance is no success (NaN > t is False)
+            return -np.logical_not(distance <= self.distance_threshold).astype(np.float32)
         return -distance.astype(np.float32)
 
     # -- gymnasium API --------------------------------------------------------------------------

@@ -111,10 +111,10 @@ class TwoArmReach(ParallelEnv[str, np.ndarray, np.ndarray]):
         dict[str, bool],
         dict[str, dict[str, Any]],
     ]:
+        deltas = self._checked(actions)
         data = self.sim.data
-        for arm in self.agents:
+        for arm, delta in deltas.items():
             robot = self.sim.robots[arm]
-            delta = np.clip(np.asarray(actions[arm], dtype=np.float64), -1.0, 1.0) * mirror(arm)
             measured = data.site_xpos[robot.tcp_site]
             q = self._tools[arm].step(measured, delta * MAX_TRANSLATION)
             data.ctrl[robot.arm_actuators] = q
@@ -132,6 +132,28 @@ class TwoArmReach(ParallelEnv[str, np.ndarray, np.ndarray]):
         if success or truncated:
             self.agents = []
         return observations, rewards, terminations, truncations, infos
+
+    def _checked(self, actions: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """Each live agent's action, clipped and in the world's frame; refused, before anything
+        moves, after the episode's end or where one is missing, misshapen or not finite.
+
+        Raises:
+            RuntimeError: no agent is live (the episode ended, or ``reset`` was never called).
+            ValueError: an action that is missing, not 3 numbers, or not finite.
+        """
+        if not self.agents:
+            raise RuntimeError("the episode has ended (no agent is live): call reset() first")
+        deltas = {}
+        for arm in self.agents:
+            if arm not in actions:
+                raise ValueError(f"no action for agent {arm!r}; live agents: {self.agents}")
+            action = np.asarray(actions[arm], dtype=np.float64)
+            if action.shape != (3,) or not np.isfinite(action).all():
+                raise ValueError(
+                    f"the action of {arm!r} must be 3 finite numbers in [-1, 1], got {action}"
+                )
+            deltas[arm] = np.clip(action, -1.0, 1.0) * mirror(arm)
+        return deltas
 
     def _rewards(self, distances: dict[str, float]) -> dict[str, float]:
         touch = 1.0 if self._hands_touch() else 0.0

@@ -22,6 +22,7 @@ from claw.envs.regions import in_reach
 from claw.envs.robot import GRASP_MARGIN, MIN_TCP_HEIGHT, PAD_REACH, Array
 from claw.envs.tabletop import TabletopEnv
 from claw.envs.tasks import (
+    MAX_AIR_HEIGHT,
     MAX_ROTATION,
     MAX_TRANSLATION,
     GoalObservation,
@@ -37,7 +38,7 @@ BLOCK_SIZES = (0.03, 0.05)  # m: the block's edge is drawn from this range at ea
 GOAL_X = (0.30, 0.66)
 GOAL_Y = (-0.30, 0.30)
 AIR_SHARE = 0.5  # of goals above the table, as in FetchPickAndPlace
-AIR_HEIGHT = (0.03, 0.20)  # m the block's bottom is above the table for a goal in the air
+AIR_HEIGHT = (0.03, MAX_AIR_HEIGHT)  # m the block's bottom is above the table for a goal in the air
 MIN_GOAL_DISTANCE = 0.06  # m from the block's start: no episode is done before it starts
 CARRY_CLEARANCE = 0.08  # m the held block's bottom rises above the table while carried (over walls)
 APPROACH_CLEARANCE = 0.03  # m the open pads pass above the block's top

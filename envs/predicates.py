@@ -410,13 +410,14 @@ def evaluate_goal(
     """Evaluate a goal: all predicates hold, the world is settled, and nothing is held.
 
     Holding is allowed when some goal predicate is ``holding(...)``; ``at_radius`` (m) replaces
-    AT_RADIUS for the goal's ``at`` predicates (a suite case's ``region_radius``).
+    AT_RADIUS for the goal's ``at`` predicates (a suite case's ``region_radius``). A predicate
+    the goal repeats (by any of its spellings) is judged once.
 
     Raises:
         PredicateError: A goal item does not parse.
         UnknownObjectError: A goal item names no object of ``world``.
     """
-    preds = parse_goal(goal)
+    preds = list(dict.fromkeys(parse_goal(goal)))
     results = [evaluate(p, world, at_radius=at_radius) for p in preds]
     settled = world.settled(SETTLED_SPEED)
     held = held_objects(world)

@@ -192,8 +192,9 @@ class SceneSpec(BaseModel):
     name: str = "custom"
     objects: list[ObjectSpec] = Field(min_length=1, max_length=MAX_SCENE_OBJECTS)
     min_separation: float = Field(0.03, ge=0.0)
-    arms: int = Field(1, ge=1, le=MAX_ARMS)
-    """How many arms the table has (:mod:`claw.envs.arms`): 1 (the default) or 2."""
+    arms: int = Field(1, ge=1, le=MAX_ARMS, strict=True)
+    """How many arms the table has (:mod:`claw.envs.arms`): 1 (the default) or 2, an integer
+    (``true`` or ``"2"`` is refused, not read as one)."""
 
     def __init__(self, **data: Any) -> None:
         """Build and validate a spec from keyword fields.

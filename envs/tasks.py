@@ -32,6 +32,7 @@ REACH_GOAL_LOW = np.array([0.28, -0.32, 0.08])
 REACH_GOAL_HIGH = np.array([0.68, 0.32, 0.35])
 PUSH_DISTANCE = (0.05, 0.18)  # m: how far the goal lies from the object's start
 PUSH_GOAL_X = (0.28, 0.68)
+MAX_AIR_HEIGHT = 0.20  # m: the highest a pick-and-place goal in the air lies above the block
 PUSH_GOAL_Y = (-0.34, 0.34)
 ONE_BLOCK: dict[str, Any] = {"name": "one_block", "objects": [{"type": "block", "color": "red"}]}
 
@@ -110,14 +111,15 @@ class Difficulty(BaseModel):
     """How hard a training env's episodes are; a curriculum stage sets it. The defaults are the
     full task."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     goal_distance: float | None = Field(None, gt=0.0)
     """Goals at most this far (m) from where the object (for ``reach``, the claw) starts."""
     air_share: float | None = Field(None, ge=0.0, le=1.0)
     """``pick_place``: the share of goals in the air (``None``: the task's own)."""
-    air_height: float | None = Field(None, ge=0.0)
-    """``pick_place``: the highest a goal in the air lies above the block's rest (m)."""
+    air_height: float | None = Field(None, ge=0.0, le=MAX_AIR_HEIGHT)
+    """``pick_place``: the highest a goal in the air lies above the block's rest (m; at most
+    the full task's, ``MAX_AIR_HEIGHT``)."""
     randomization: float = Field(1.0, ge=0.0, le=1.0)
     """Strength of the reset randomisation: arm start, friction, mass, block size (0: none)."""
 
