@@ -21,6 +21,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from claw.envs.predicates import held_objects
+from claw.envs.state import WorldState
+from claw.planner.exceptions import UnparseableError
 from claw.planner.lexicon import ARM_NOUNS, HANDOVER_VERBS
 
 __all__ = ["ArmIntent", "read_arm_phrases"]
@@ -84,6 +87,28 @@ def read_arm_phrases(text: str, arms: tuple[str, ...]) -> tuple[str, ArmIntent]:
         return text, ArmIntent()
     said = re.sub(r"\s+([,.;:!?])", r"\1", " ".join(said.split())).strip(" ,")
     return said, ArmIntent(to=to, using=using, level=level)
+
+
+def check_said(text: str, intent: ArmIntent, world: WorldState) -> None:
+    """Refuse an instruction that is arm phrases alone ("switch hands", "with both arms"): it
+    says which arm, not what to do.
+
+    Raises:
+        UnparseableError: nothing is left to read once the arm phrases are out.
+    """
+    if re.search(r"\w", text) or intent == ArmIntent():
+        return
+    held = held_objects(world)
+    if intent.to is None:
+        problem = "it says how the arms work, not what to do"
+    elif not held:
+        problem = "nothing is held to switch hands"
+    else:
+        problem = f"it does not say what to pass ({', '.join(held)} is held)"
+    raise UnparseableError(
+        f"{problem}; say it with the object, e.g. 'pick up the red block and switch hands' or "
+        "'lift the bar with both arms'"
+    )
 
 
 def _ending_arm(said: str) -> tuple[str, str | None]:

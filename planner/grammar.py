@@ -275,6 +275,19 @@ _VERB_READERS: dict[str, Callable[[_Verbed], Request]] = {
 """How a clause of each verb class of ``lexicon.VERB_CLASSES`` is read."""
 
 
+def _nothing_to_read(instruction: str) -> str:
+    """Why an instruction without a letter of English is refused: empty, or not English."""
+    example = "e.g. 'put the red block in the blue box'"
+    if not instruction.strip():
+        return f"the instruction is empty; say what to do, {example}"
+    shown = " ".join(instruction.split())
+    shown = shown if len(shown) <= 40 else f"{shown[:39]}…"
+    return (
+        f"nothing in {shown!r} reads as English: the offline reader reads English words; say "
+        f"it in English, {example}, or let a model read it (--planner offline+MODEL)"
+    )
+
+
 def parse_instruction(instruction: str) -> list[Request]:
     """The requests in an instruction, in order.
 
@@ -291,9 +304,7 @@ def parse_instruction(instruction: str) -> list[Request]:
         )
     text = normalise(instruction)
     if not re.search(r"[a-z]", text):
-        raise UnparseableError(
-            "the instruction is empty; say what to do, e.g. 'put the red block in the blue box'"
-        )
+        raise UnparseableError(_nothing_to_read(instruction))
     requests: list[Request] = []
     names: dict[str, str] = {}  # new words the instruction defines ("this is a dax red block")
     clauses = split_turns(_distribute(text))

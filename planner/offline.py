@@ -21,6 +21,7 @@ from the state as it now is (pushes that had not run yet are kept, at the end).
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import replace
 
 from claw.common.exceptions import ClawError
@@ -28,7 +29,7 @@ from claw.envs.exceptions import UnknownObjectError
 from claw.envs.predicates import Predicate
 from claw.envs.state import WorldState
 from claw.envs.tabletop import TabletopEnv
-from claw.planner.arm_phrases import ArmIntent, read_arm_phrases
+from claw.planner.arm_phrases import ArmIntent, check_said, read_arm_phrases
 from claw.planner.arms import arm_goal, assign_arms, with_arms
 from claw.planner.base import BasePlanner
 from claw.planner.exceptions import UnparseableError
@@ -59,6 +60,7 @@ class OfflinePlanner(BasePlanner):
                 read (``read``) and the closest instructions the reader does read on this
                 scene (``suggestions``, :mod:`claw.planner.suggest`).
         """
+        instruction = unicodedata.normalize("NFKC", instruction)  # "ｐｕｔ" reads as "put"
         try:
             return self._plan(instruction, env)
         except (UnparseableError, UnknownObjectError) as refusal:
@@ -76,6 +78,7 @@ class OfflinePlanner(BasePlanner):
         world = env.world_state()
         seen = {f(n, world) for n in env.object_names for f in (color_of, type_of)}
         text, intent = read_arm_phrases(instruction, env.arms.arms)
+        check_said(text, intent, world)
         reading = read_instruction(
             text, seen, lambda requests: ground_requests(requests, env.object_names, world)
         )
