@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
@@ -73,6 +73,15 @@ def report_error(kind: str, message: str, as_json: bool = False) -> None:
         print(json.dumps({"error": payload}))
     else:
         print(f"error: {payload['kind']}: {payload['message']}", file=sys.stderr)
+
+
+def report_help(read: Sequence[str], suggestions: Sequence[str]) -> None:
+    """After a refused reading's error line: what of it was read (``read: …``) and each
+    instruction the reader would read instead (``try: …``), one line each, on stderr."""
+    if read:
+        print(f"read: {one_line(', '.join(read))}", file=sys.stderr)
+    for text in suggestions:
+        print(f"try: {one_line(text)}", file=sys.stderr)
 
 
 class _Notes(logging.Handler):

@@ -36,6 +36,7 @@ from claw.output import (
     markup,
     register_planners,
     report_error,
+    report_help,
     scene_file,
 )
 
@@ -243,7 +244,7 @@ def run(
         result = events.interrupted()
     if result.error is not None:  # one safe line, whichever layer found it
         safe = error_payload(result.error.kind, result.error.message)
-        result.error = RunError(kind=safe["kind"], message=safe["message"])
+        result.error = result.error.model_copy(update=safe)
     if as_json:
         print(result.model_dump_json())
     else:
@@ -254,6 +255,7 @@ def run(
             view.console.print(line)
         if result.error is not None:
             report_error(result.error.kind, result.error.message)
+            report_help(result.error.read, [s.instruction for s in result.error.suggestions])
     raise typer.Exit(_exit_code(result))
 
 

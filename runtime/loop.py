@@ -36,6 +36,7 @@ from claw.planner.plan import (
     check_plan_length,
     too_long_message,
 )
+from claw.planner.suggest import Suggestion
 from claw.runtime.exceptions import InvalidRunError
 from claw.runtime.waypoints import WaypointReport, run_pass, unreached
 from claw.skills.base import SkillResult
@@ -68,14 +69,21 @@ class StepReport(BaseModel):
 
 
 class RunError(BaseModel):
-    """An error found before anything moved (or a replan that could not be made)."""
+    """An error found before anything moved (or a replan that could not be made); a refused
+    reading also says what of it was read and what the reader would read instead."""
 
     kind: str
     message: str
+    read: list[str] = Field(default_factory=list)
+    """What of a refused instruction was read: its verb, objects and places."""
+    suggestions: list[Suggestion] = Field(default_factory=list)
+    """Instructions close to the refused one that the reader reads on the scene, with their
+    goals (``try:`` lines in the text output)."""
 
     @classmethod
     def of(cls, exc: ClawError) -> RunError:
-        return cls(kind=exc.kind, message=str(exc))
+        suggested = [s for s in exc.suggestions if isinstance(s, Suggestion)]
+        return cls(kind=exc.kind, message=str(exc), read=list(exc.read), suggestions=suggested)
 
 
 class RunResult(BaseModel):

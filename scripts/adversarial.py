@@ -13,7 +13,8 @@ Every case is one or more command lines ``python -m claw ...`` run in a temporar
   failed, 2 bad input, 3 planner unavailable or its plans unusable, 130 interrupted);
 * no ``Traceback``, no death by a signal, no ANSI escape (``\\x1b``) in anything shown or written
   (an escape a result file keeps JSON-escaped, ``\\u001b``, from its input is listed as a note);
-* an error is reported once: ONE line ``error: KIND: MESSAGE`` on stderr (``note:`` lines aside),
+* an error is reported once: ONE line ``error: KIND: MESSAGE`` on stderr (``note:`` lines aside,
+  and after a refused reading its ``read:`` and ``try:`` lines),
   or under ``--json`` one JSON object ``{"error": {"kind", "message"}}`` on stdout;
 * a deadline: the command is killed after the documented deadline plus a margin (verdict ``hang``),
   or when its process tree grows past a memory cap (verdict ``memory``);
@@ -63,6 +64,9 @@ from pathlib import Path
 # --------------------------------------------------------------------------------------------
 # Constants: the secret, deadlines, limits
 # --------------------------------------------------------------------------------------------
+
+#: Lines an error may come with on stderr: notes, and a refused reading's help (README).
+HELP_LINES = ("note:", "read:", "try:")
 
 #: The provider key every case runs with; README: "keys ... never printed", "keys hidden".
 API_KEY = "sk-test-" + hashlib.sha256(str(os.getpid()).encode()).hexdigest()[:32]
@@ -896,7 +900,7 @@ class Ctx:
 
     def _check_format(self, cmd: Cmd, run: Run, json_mode: bool, label: str) -> None:
         lines = [line for line in run.stderr.splitlines() if line.strip()]
-        others = [line for line in lines if not line.startswith("note:")]
+        others = [line for line in lines if not line.startswith(HELP_LINES)]
         if json_mode:
             error = self._json_error(run, lines, label)
         elif cmd.lenient_stderr:

@@ -16,6 +16,7 @@ import yaml
 from claw.cli import expand_args
 
 RUN = "put the red block next to the blue box"
+HELP_LINES = ("read: ", "try: ")
 TINY_SUITE = {
     "name": "tiny",
     "cases": [{"id": "a", "instruction": RUN, "goal": ["next_to(red_block, blue_box)"]}],
@@ -31,8 +32,9 @@ def claw(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProc
 
 
 def one_error_line(result: subprocess.CompletedProcess[str], kind: str) -> str:
-    """The single stderr line of an error, with nothing about it on stdout."""
-    lines = result.stderr.strip().splitlines()
+    """The single stderr line of an error, with nothing about it on stdout (a refused
+    reading's ``read:`` and ``try:`` lines after it aside)."""
+    lines = [line for line in result.stderr.strip().splitlines() if not line.startswith(HELP_LINES)]
     assert len(lines) == 1, result.stderr
     assert lines[0].startswith(f"error: {kind}: "), lines[0]
     assert "error" not in result.stdout, result.stdout  # reported once, not twice

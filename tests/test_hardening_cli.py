@@ -112,7 +112,9 @@ def test_ctrl_c_during_a_run_under_json_prints_the_result_so_far(tmp_path: Path)
     lines = run.stdout.strip().splitlines()
     assert len(lines) == 1, run.stdout  # one JSON object, the whole result
     result = json.loads(lines[0])
-    assert result["error"] == {"kind": "interrupted", "message": "stopped by the user"}
+    error = result["error"]
+    assert (error["kind"], error["message"]) == ("interrupted", "stopped by the user")
+    assert error["suggestions"] == []
     assert result["instruction"] == LONG_RUN and result["success"] is False
     assert run.stderr == "", run.stderr  # under --json the error is reported once, on stdout
 

@@ -88,12 +88,17 @@ def test_bad_input_exits_2_with_one_line(
     human = claw(*args)
     assert human.returncode == 2
     lines = human.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith(f"error: {kind}: "), human.stderr
+    assert lines[0].startswith(f"error: {kind}: "), human.stderr
+    helped = [line for line in lines[1:] if line.startswith("try: ")]
+    assert len(lines) == 1 + (lines[1].startswith("read: ") if helped else 0) + len(helped)
+    assert bool(helped) == (kind in ("unknown_object", "unparseable") and args[0] != ""), lines
     # the same input under --json in this process: the document is the process's (seconds less)
     as_json = claw_in_process(*args, "--json")
     assert as_json.returncode == 2
     out = json.loads(as_json.stdout)
     assert set(out) == RESULT_KEYS and out["error"]["kind"] == kind and out["steps"] == []
+    offered = [s["instruction"] for s in out["error"]["suggestions"]]
+    assert offered == [line.removeprefix("try: ") for line in helped]
 
 
 def test_invalid_scene_file_exits_2(tmp_path: Path) -> None:
