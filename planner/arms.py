@@ -41,12 +41,43 @@ def long(world: WorldState, name: str) -> bool:
     return object_length(world.get(name)) > ONE_CLAW_LENGTH
 
 
+def check_holdable(goal: list[Predicate], world: WorldState) -> None:
+    """Refuse a goal no claws can hold as it says, before anything moves: an object too long
+    for one claw where there is one arm, or an object short enough for one held by two.
+
+    Raises:
+        UnsupportedError: naming the object, its length and what does hold it.
+    """
+    arms = tuple(world.grippers)
+    held: dict[str, set[str]] = {}
+    for predicate in goal:
+        if predicate.name == "holding" and predicate.args[0] in world.objects:
+            held.setdefault(predicate.args[0], set()).update(predicate.args[1:] or arms[:1])
+    for name, by in held.items():
+        size = f"{name} is {object_length(world.get(name)) * 100:.0f} cm long"
+        if len(arms) < 2 and long(world, name):
+            raise UnsupportedError(
+                f"{size}: one claw holds objects up to {ONE_CLAW_LENGTH * 100:.0f} cm, and this "
+                "scene has one arm (a scene with two lifts it with both: lift_together)"
+            )
+        if len(by) > 1 and not long(world, name):
+            raise UnsupportedError(
+                f"{size}: one claw holds it; both claws hold only objects longer than "
+                f"{ONE_CLAW_LENGTH * 100:.0f} cm, lifted together (lift_together)"
+            )
+
+
 def arm_goal(goal: list[Predicate], intent: ArmIntent, world: WorldState) -> list[Predicate]:
     """``goal`` with its ``holding`` predicates naming arms, as ``intent`` and the objects'
     lengths say: the arm named (``other``: not the one that holds or would pick it); both arms
-    and ``level`` for a long object or "with both arms"; ``level`` where it is asked for."""
+    and ``level`` for a long object or "with both arms"; ``level`` where it is asked for.
+
+    Raises:
+        UnsupportedError: a goal no claws hold as it says (:func:`check_holdable`).
+    """
     arms = tuple(world.grippers)
     if len(arms) < 2:
+        check_holdable(goal, world)
         return goal
     out: list[Predicate] = []
     for predicate in goal:
@@ -62,6 +93,7 @@ def arm_goal(goal: list[Predicate], intent: ArmIntent, world: WorldState) -> lis
             out.append(predicate)
         if intent.using == "both" or intent.level or long(world, name):
             out.append(Predicate.of("level", name))
+    check_holdable(out, world)
     return out
 
 
@@ -229,6 +261,11 @@ class _ArmWriter:
 
     def _push(self, call: SkillCall) -> None:
         name = str(call.args["object"])
+        if self.intent.using == "both":  # "push the bar forward with both arms"
+            raise UnsupportedError(
+                f"a push is one claw's; two claws do not push {name} together yet (ask for the "
+                "push without 'both arms')"
+            )
         start = self.where[name]
         step = np.array(DIRECTIONS[str(call.args["direction"])])
         end = start + float(call.args["distance"]) * step
@@ -247,8 +284,10 @@ def assign_arms(
     one-arm world, ``steps`` as they are.
 
     Raises:
-        UnsupportedError: an object no free arm reaches, or a long object to be placed.
+        UnsupportedError: an object no free arm reaches, a long object to be placed, or a
+            goal no claws hold as it says (:func:`check_holdable`).
     """
+    check_holdable(goal, world)
     if len(world.grippers) < 2:
         return steps
     return _ArmWriter(world, goal, intent).write(steps)

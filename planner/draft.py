@@ -79,6 +79,14 @@ class Draft:
         unknown word not in ``dropped`` (a step that leaves out a whole phrase) that acts on
         the noun phrase after it ("and cover it", "the shiny red block"): left out, the rest
         would say something else. Kept in :attr:`refusal` for the instruction's refusal."""
+        arms = sorted(i for i in self.unknown | set(dropped) if self._names_arms(i))
+        if arms:  # "both arms hold the red block": which arms, left out
+            said = " ".join(self.words[arms[0] - 1 : arms[0] + 1])
+            self.refusal = self.refusal or UnparseableError(
+                f"cannot read {said!r}: which arms do what is not read here; say it as "
+                "'... with both arms', 'use the left hand to ...', or leave it out"
+            )
+            return self.refusal
         acting = sorted((self.unknown - set(dropped)) & acting_words(self.words))
         if not acting:
             return None
@@ -89,6 +97,11 @@ class Draft:
             "would mean something else without it"
         )
         return self.refusal
+
+    def _names_arms(self, i: int) -> bool:
+        """Whether the word at ``i`` is an arm noun said with which arms ("both arms", "the
+        left hand"; not "the robot arm")."""
+        return i > 0 and self.words[i] in lexicon.ARM_NOUNS and self.words[i - 1] in _WHICH_ARMS
 
 
 def _fix_word(draft: Draft, i: int, scene_words: Collection[str]) -> None:
@@ -149,5 +162,6 @@ def casual_words(text: str) -> list[str]:
     return words
 
 
+_WHICH_ARMS = {"both", "two", "left", "right", "other", "each", "either", "one"}
 _TABLE_PREPOSITIONS = {"on", "onto", "from", "off", "of", "to", "across", "along"}
 _TABLES = {"table", *lexicon.TABLE_NAMES}

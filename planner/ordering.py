@@ -269,6 +269,7 @@ def order_goals(goal: list[Predicate], world: WorldState) -> list[Predicate]:
     Raises:
         UnsupportedError: a negation no step reaches, or one asked with what it denies.
     """
+    goal = list({str(g): g for g in goal}.values())  # each predicate once
     goal = fold_towers_at_regions(resolve_negations(goal, world), world)
     held = held_object(world)
     below = supports(world)
@@ -299,8 +300,10 @@ def order_goals(goal: list[Predicate], world: WorldState) -> list[Predicate]:
         return (0 if held in moves(text) else 1, i)
 
     order: list[int] = []
+    done: set[int] = set()
     while len(order) < len(goal):
-        left = [i for i in range(len(goal)) if i not in order]
-        ready = [i for i in left if after[i] <= set(order)] or left  # a cycle: instruction order
+        left = [i for i in range(len(goal)) if i not in done]
+        ready = [i for i in left if after[i] <= done] or left  # a cycle: instruction order
         order.append(min(ready, key=rank))
+        done.add(order[-1])
     return [goal[i] for i in order]

@@ -36,6 +36,11 @@ class WordMatch(BaseModel):
     score: float | None = None
 
 
+MAX_GOAL_PREDICATES = 2 * MAX_PLAN_STEPS
+"""The most different predicates a goal may have: every step of the longest plan may reach
+two (a place and what it leaves true), and ordering them costs the square of their number."""
+
+
 class ReadingNotes(BaseModel):
     """What a reader changed to read an instruction: words left out, words read as others
     (every other word was read as typed)."""
@@ -90,9 +95,13 @@ class Failure(BaseModel):
 
 def read_goal(texts: list[str], names: list[str]) -> tuple[list[Predicate], list[ClawError]]:
     """A goal given as text (a model's answer): the predicates that parse and name objects of
-    the scene, and the problem with each of the others, in the goal's order."""
+    the scene, each once, and the problem with each of the others, in the goal's order; a goal
+    of more than ``MAX_GOAL_PREDICATES`` different predicates is one problem, read no further."""
     goal: list[Predicate] = []
     problems: list[ClawError] = []
+    texts = list(dict.fromkeys(texts))  # a predicate said 3,000 times is one goal
+    if len(texts) > MAX_GOAL_PREDICATES:
+        return [], [PlanTooLongError(too_many_goals(len(texts)))]
     for text in texts:
         try:
             predicate = parse_predicate(text)
@@ -139,6 +148,14 @@ def check_plan_length(plan: Plan, max_steps: int = MAX_PLAN_STEPS) -> None:
     """
     if len(plan.steps) > max_steps:
         raise PlanTooLongError(too_long_message(len(plan.steps), max_steps))
+
+
+def too_many_goals(count: int) -> str:
+    """Why a goal of ``count`` different predicates is refused."""
+    return (
+        f"the goal has {count:,} different predicates, more than the cap of "
+        f"{MAX_GOAL_PREDICATES}; state only what must hold at the end"
+    )
 
 
 def too_long_message(steps: int, max_steps: int) -> str:

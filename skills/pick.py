@@ -197,9 +197,12 @@ class Pick(Skill[PickParams]):
                 f"it grasps up to {MAX_GRASP_WIDTH * 100:.1f} cm)"
             ]
         if object_length(obj) > ONE_CLAW_LENGTH:
+            both = "lift it with both arms (lift_together)"
+            if len(env.arms.arms) < 2:  # lift_together is offered where there are two arms
+                both = "a scene with two arms lifts it with both (lift_together)"
             return [
                 f"{obj.name} is {object_length(obj) * 100:.0f} cm long; one claw lifts up to "
-                f"{ONE_CLAW_LENGTH * 100:.0f} cm: lift it with both arms (lift_together)"
+                f"{ONE_CLAW_LENGTH * 100:.0f} cm: {both}"
             ]
         above = supported_by(world, obj.name)
         if above:
