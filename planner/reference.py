@@ -178,13 +178,29 @@ def _phrase(words: Cursor) -> Reference | None:
         return ref
     ref = Reference()
     _determiner(words, ref)
+    first = words.words[start] if start < len(words.words) else ""
+    free_choice = first in _FREE_CHOICE and ref.quantity == "all"
+    if free_choice:  # "whichever block": one, as "the block"; "whichever blocks": all
+        ref.quantity = "one"
     head = _pre_and_head(words, ref)
     if not head and not ref.colors and ref.family is None and ref.quantity == "one":
         words.i = start
         return None
+    if not head and not ref.colors and ref.family is None and _counted(first):
+        words.i = start  # "2": a count of what? (not "the two", "both")
+        return None
     post(words, ref)
     ref.text = " ".join(words.words[text_start : words.i])
     return ref
+
+
+_FREE_CHOICE = {"whichever", "whatever"}
+
+
+def _counted(word: str) -> bool:
+    """Whether a phrase's first word is a bare count ("2", "three"), which names nothing
+    without a noun after it."""
+    return word.isdigit() or (word in NUMBER_WORDS and word not in ("a", "one"))
 
 
 def _determiner(words: Cursor, ref: Reference) -> None:
@@ -318,9 +334,24 @@ def _ordinal(words: Cursor, ref: Reference) -> _Pre | None:
     word = words.peek()
     if word not in ORDINAL_WORDS or words.peek(1) in ("of",):
         return None
+    after = words.peek(1)
+    side = EXTREME_WORDS.get(after)
+    if side in SIDE_WORDS.values():  # "the third leftmost block": the third from the left
+        words.i += 2
+        ref.filters.append(Filter(kind="ordinal", rank=ORDINAL_WORDS[word], side=side))
+        return "pre"
+    if side is not None or (after.endswith("est") and after in _RANKED):
+        raise UnparseableError(  # "the 2nd largest block": a rank by size, not from the left
+            f"cannot read {word + ' ' + after!r}: claw reads the {after} one, or one counted "
+            "from a side ('the second block from the left'), not a rank by a superlative"
+        )
     words.i += 1
     ref.filters.append(Filter(kind="ordinal", rank=ORDINAL_WORDS[word]))
     return "pre"
+
+
+_RANKED = {*SIZE_WORDS, *LIGHTNESS_WORDS}
+"""Words of a measure whose superlative an ordinal could rank by ("2nd largest")."""
 
 
 def _side_extreme(words: Cursor, ref: Reference) -> _Pre | None:

@@ -171,6 +171,8 @@ def _by_meaning(typed: str, before: str, after: str) -> tuple[WordRead | None, s
 
     position = _position(before, after)
     match = meaning.ground_word(typed, position)
+    if match is not None and position == "noun":  # "the kitchen": an object, guessed, is no
+        return None, f"{match.target} {match.score:.2f}"  # reading: refused with the nearest
     if match is not None:
         return WordRead(_as_word(match, typed, after), "meaning", round(match.score, 3)), ""
     near = meaning.nearest(typed, position, k=2)

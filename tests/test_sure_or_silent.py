@@ -33,6 +33,10 @@ PARTLY_READ = {
         "stack the red block and the green block on top of each other in the blue box"
     ),
     "a preposition left out before its phrase": "push the red block to the front of the blue box",
+    "a count of nothing": "put 2 the blue box",
+    "a rank by a superlative": "pick up the 2nd largest block",
+    "an object noun guessed by meaning": "bring the blue block to the kitchen",
+    "which arms, left out": "both arms hold the red block",
 }
 STILL_READ = {
     "an adverb": ("put the red block in the blue box quickly", ["in(red_block, blue_box)"]),
@@ -53,6 +57,11 @@ STILL_READ = {
         "stack the green block on the red block on the table",
         ["on(green_block, red_block)"],
     ),
+    "a free choice of one": (
+        "move whichever block is farthest from me into the red box",
+        ["in(green_block, red_box)"],
+    ),
+    "a rank from a side": ("pick up the first leftmost block", ["holding(yellow_block)"]),
     "apart from each of several": (
         "move the yellow block apart from the green and red blocks",
         ["not(next_to(yellow_block, green_block))", "not(next_to(yellow_block, red_block))"],
