@@ -188,6 +188,21 @@ def acting_words(words: list[str]) -> set[int]:
     return found
 
 
+def subject_verbs(words: list[str]) -> set[int]:
+    """Where a clause's verb stands after its subject: a word right after a noun phrase's head
+    and right before a place ("could the red block fit in the box", "the blue block sits
+    behind the box"), with no verb of the reader's before it in its clause, by token index. A
+    word the lexicon lacks there is what the clause says of its subject, not a word to skip."""
+    found: set[int] = set()
+    for i in range(1, len(words) - 1):
+        if words[i - 1] not in _OBJECT_WORDS or words[i + 1] not in lexicon.PLACE_LEADS:
+            continue
+        start = i - sum(1 for _ in itertools.takewhile(_in_clause, reversed(words[:i])))
+        if start == 0 or words[start - 1] not in verb_words():  # no verb before it
+            found.add(i)
+    return found
+
+
 _POSSESSIVES = {"my", "your", "our", "his", "her"}
 _PHRASE_STARTS = {*_NAMING_LEADS, *lexicon.NUMBER_WORDS, "it", "them"} - {*lexicon.COLOR_WORDS}
 """Words a noun phrase that something is done to starts with."""

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from claw.planner import lexicon
-from claw.planner.asking import acting_words
+from claw.planner.asking import acting_words, subject_verbs
 from claw.planner.chatter import narrated
 from claw.planner.exceptions import UnparseableError
 from claw.planner.forms import Request
@@ -87,7 +87,8 @@ class Draft:
                 "'... with both arms', 'use the left hand to ...', or leave it out"
             )
             return self.refusal
-        acting = sorted((self.unknown - set(dropped)) & acting_words(self.words))
+        said = acting_words(self.words) | subject_verbs(self.words)
+        acting = sorted((self.unknown - set(dropped)) & said)
         if not acting:
             return None
         i = acting[0]

@@ -153,7 +153,8 @@ def parse_place(rest: str, clause: str, action: str, elide: bool = False) -> Req
     if parse_first("unnamed_spot", rest):
         raise UnsupportedError(
             f"no skill puts an object down at an unnamed spot ({clause!r}); name a table region "
-            "(the center, the left side, the far right corner, ...) or an object to put it next to"
+            "(the center, the left side, the far right corner, ...) or an object to put it next to",
+            from_reading=True,  # "place on table" may say more to another reader
         )
     rest = without(rest, "filler_words", {"so_that", "updown"})  # "so that it is", "up"
     if action == "place" and "apart" in tokens(rest).words:  # "move the blocks apart"
