@@ -230,7 +230,20 @@ def _grouped(rest: str, clause: str, action: str) -> Request | None:
 
 def _as_push(rest: str, clause: str) -> Request | None:
     """A place that is a push along the table ("move the red block 5 cm to the right": a
-    distance, "a bit", or no place named), if it reads as one."""
+    distance, "a bit", or no place named), if it reads as one.
+
+    Raises:
+        UnparseableError: "put the red block back" (the verb's particle: return it), which is
+            no push backwards: where it was is no goal claw can check.
+    """
+    words = tokens(clause).words
+    measured = any(w.isdigit() or w in lexicon.NUMBER_WORDS for w in words)  # "5 cm back"
+    if words[-1:] == ("back",) and words[0] in _RETURNING and not measured:
+        raise UnparseableError(
+            f"cannot read {clause!r}: put back where it was is no place claw can check; say "
+            "where it goes ('put it back in the blue box') or how far ('move it 5 cm back')",
+            from_reading=True,
+        )
     slight = parse_first("slight", rest)
     if (
         find_relation(rest) is None
@@ -242,6 +255,10 @@ def _as_push(rest: str, clause: str) -> Request | None:
         except UnparseableError:
             pass
     return None
+
+
+_RETURNING = {"put", "place", "set", "bring", "return", "lay", "drop"}
+"""Verbs whose "back" returns what they move ("put it back"), not a way to push it."""
 
 
 def _placement(rest: str, clause: str, elide: bool) -> tuple[str, tuple[str, str, str] | None]:

@@ -4,7 +4,8 @@ An instruction is read as the placements it names in order — a noun phrase, a 
 then the noun phrase or table place it relates to ("mise en place: red block into the blue box,
 green block into the red box" is ``put red block into the blue box, then put green block into
 the red box``) — when they are all it names: every other word names nothing. Not when it says
-"not", "except", "if" or "unless", nor "is" or "are" (a statement of where things are); not
+"not", "except", a condition ("if", "unless", "when", ...) or an order ("after", "before",
+"first"), nor "is" or "are" (a statement of where things are); not
 when a word the lexicon lacks stands where a verb would (before a noun phrase: "cook the yellow
 block and put it in the bin") or a noun would ("the red ring"), nor when a kept word is one
 the lexicon lacks ("the ball"); not when a verb other than a plain placement's is said ("push",
@@ -26,6 +27,7 @@ from collections.abc import Collection
 from functools import cache
 
 from claw.planner import lexicon
+from claw.planner.audit import CONDITIONS
 from claw.planner.places import reads_as_objects
 from claw.planner.reference import parse_region
 from claw.planner.spelling import content_words, vocabulary
@@ -34,9 +36,10 @@ __all__ = ["placements"]
 
 MAX_PHRASE = 10
 """The most words a noun phrase is looked for in."""
-_BLOCKERS = {*lexicon.NEGATIONS, "except", "but", "unless", "if", "instead", "is", "are", "was",
-             "were"}  # fmt: skip
-"""Words that stop it: a negation, an exception, a condition, a statement of what is."""
+_BLOCKERS = {*lexicon.NEGATIONS, *CONDITIONS, "except", "but", "instead", "is", "are", "was",
+             "were", "after", "before", "first"}  # fmt: skip
+"""Words that stop it: a negation, an exception, a condition, a statement of what is, an order
+said ("after you move ...": left out, the placements would run in another order)."""
 _OPENERS = {*lexicon.DEFINITE, *lexicon.INDEFINITE, *lexicon.UNIVERSAL, *lexicon.COLOR_WORDS,
             "me", "it", "them"}  # fmt: skip
 """Words after which a word the lexicon lacks would be a verb ("cook the block", "pass me ...")."""

@@ -37,6 +37,8 @@ PARTLY_READ = {
     "a rank by a superlative": "pick up the 2nd largest block",
     "an object noun guessed by meaning": "bring the blue block to the kitchen",
     "which arms, left out": "both arms hold the red block",
+    "an order left out": "put the red block in the blue box after you move the green block",
+    "put back: where it was": "put the red block back",  # it was a push 10 cm back
 }
 STILL_READ = {
     "an adverb": ("put the red block in the blue box quickly", ["in(red_block, blue_box)"]),
