@@ -105,6 +105,12 @@ def show_notes() -> None:
         logger.addHandler(_Notes())
 
 
+def said_already(reason: str, said: list[str]) -> bool:
+    """Whether a verdict's ``reason`` ends with a reason already on screen (a failed step's, a
+    check's): then its "why" line would only repeat it."""
+    return any(r and reason.endswith(r) for r in said)
+
+
 def fail(kind: str, message: str, as_json: bool = False) -> NoReturn:
     """Report an error and exit with its code."""
     report_error(kind, message, as_json)

@@ -37,6 +37,7 @@ from claw.output import (
     register_planners,
     report_error,
     report_help,
+    said_already,
     scene_file,
 )
 
@@ -77,6 +78,8 @@ class LiveView:
         self.console = Console()
         self.env: TabletopEnv | None = None
         """The run's env, once made: a two-arm plan is shown as its lanes."""
+        self.said: list[str] = []
+        """The reasons on screen (failed steps', checks'): the verdict's "why" repeats none."""
 
     def __call__(self, kind: str, payload: Any) -> None:
         if kind in ("plan", "replan"):
@@ -90,10 +93,12 @@ class LiveView:
             line = f"{mark} {markup(f'{payload.skill}({args})')}  {payload.sim_seconds:.1f} s"
             reason = "" if payload.success else f"  [red]{markup(payload.reason)}[/red]"
             self.console.print(line + reason)
+            self.said += [] if payload.success else [payload.reason]
         elif kind == "goal":
             for item in payload.results:
                 mark = "[green]✓[/green]" if item.holds else "[red]✗[/red]"
                 self.console.print(f"  {mark} {markup(f'{item.predicate}: {item.reason}')}")
+                self.said.append(item.reason)
 
     def _steps(self, plan: Any) -> None:
         """The plan's numbered steps; where two arms run at the same time, one line per arm."""
@@ -132,7 +137,7 @@ class LiveView:
             f"{verdict}: {_count(len(result.steps), 'step')}, {_count(result.replans, 'replan')}, "
             f"{result.sim_seconds:.1f} s simulated in {result.wall_seconds:.1f} s{read}"
         )
-        if not result.success and result.reason:
+        if not result.success and result.reason and not said_already(result.reason, self.said):
             self.console.print(f"  why: {markup(result.reason)}")
 
 

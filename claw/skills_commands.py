@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from claw.options import JsonFlag, Seed
-from claw.output import EXIT_FAILED, EXIT_OK, errors, fail, markup, one_line
+from claw.output import EXIT_FAILED, EXIT_OK, errors, fail, markup, one_line, said_already
 
 if TYPE_CHECKING:
     from claw.library.manifest import SkillRecord
@@ -222,18 +222,19 @@ def skills_run(
         from rich.console import Console
 
         console = Console()
+        said: list[str] = []  # the reasons on screen: the verdict repeats none
         for sub in step.details.get("steps", [step.model_dump()]):
             mark = "[green]✓[/green]" if sub["success"] else "[red]✗[/red]"
             args = ", ".join(f"{k}={v!r}" for k, v in sub["args"].items())
             reason = "" if sub["success"] else f"  [red]{markup(sub['reason'])}[/red]"
+            said += [] if sub["success"] else [sub["reason"]]
             line = markup(f"{sub['skill']}({args})")
             console.print(f"{mark} {line}{reason}")
         if step.success:
             console.print(f"[bold green]success[/bold green]: {markup(call)}")
         else:
-            console.print(
-                f"[bold red]failed[/bold red]: {markup(call)}  why: {markup(step.reason)}"
-            )
+            why = "" if said_already(step.reason, said) else f"  why: {markup(step.reason)}"
+            console.print(f"[bold red]failed[/bold red]: {markup(call)}{why}")
     raise typer.Exit(EXIT_OK if step.success else EXIT_FAILED)
 
 
