@@ -184,7 +184,7 @@ def _run_case(
     planned = max(len(result.plan), len(result.steps))
     usage = planner.usage
     right = read_right(case, result)
-    counted = outcome(case, result, right)
+    counted = outcome(case, result, right, success)
     return CaseResult(
         id=case.id,
         tags=case.tags,

@@ -7,8 +7,10 @@ Four counts of a suite (overall and per tag), each case in at most one of the la
 - **refused** — a goal case (one with ``goal`` or ``expect_push``) whose run stopped with a
   refusal (``REFUSALS``: the kinds a reader or a model declines an instruction with) before
   any step ran;
-- **wrong reading ran** — a goal case whose first plan was not read right, yet at least one of
-  its steps ran;
+- **wrong reading ran** — a goal case whose first plan was not read right, whose steps ran
+  (at least one), and whose goal does not hold at the end: the robot did something other than
+  what was asked (a reading other than the case's that reaches its goal, ``next_to(a, box)``
+  for ``not(in(a, box))``, is no wrong reading);
 - **trap planned** — an ``expect_error`` case for which a plan was made (the run has a goal or
   planned steps) instead of the expected refusal, whether or not it ran.
 """
@@ -50,14 +52,14 @@ class Outcome(NamedTuple):
     trap_planned: bool
 
 
-def outcome(case: Case, result: RunResult, read_right: bool) -> Outcome:
+def outcome(case: Case, result: RunResult, read_right: bool, success: bool) -> Outcome:
     """Whether the case was refused, ran a wrong reading or planned a trap, as this module
-    defines them."""
+    defines them (``success``: the case's judgement)."""
     goal_case = case.expect_error is None
     kind = None if result.error is None or result.steps else result.error.kind
     return Outcome(
         refused=goal_case and kind in REFUSALS,
-        wrong_reading_ran=goal_case and not read_right and bool(result.steps),
+        wrong_reading_ran=goal_case and not read_right and bool(result.steps) and not success,
         trap_planned=not goal_case and bool(result.goal or result.plan),
     )
 
