@@ -4,6 +4,12 @@ Importing this package imports nothing heavy; ``claw.learning.train`` pulls in S
 """
 
 from claw.learning.config import ALGORITHMS, TrainConfig, load_config
-from claw.learning.exceptions import InvalidConfigError
+from claw.learning.exceptions import InvalidConfigError, TrackingUnavailableError
 
-__all__ = ["ALGORITHMS", "InvalidConfigError", "TrainConfig", "load_config"]
+__all__ = [
+    "ALGORITHMS",
+    "InvalidConfigError",
+    "TrackingUnavailableError",
+    "TrainConfig",
+    "load_config",
+]

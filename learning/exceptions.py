@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from claw.common.exceptions import ClawError
 from claw.skills.exceptions import InvalidParamsError
 
 
@@ -10,3 +11,10 @@ class InvalidConfigError(InvalidParamsError):
     that cannot be resumed."""
 
     kind = "invalid_config"
+
+
+class TrackingUnavailableError(ClawError):
+    """A ``--tracker mlflow`` store that cannot be used (a server that does not answer, an
+    unwritable SQLite file): refused before the command starts, its URI without a password."""
+
+    kind = "tracking_unavailable"

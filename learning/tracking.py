@@ -17,7 +17,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from claw.learning.exceptions import InvalidConfigError
+from claw.learning.exceptions import InvalidConfigError, TrackingUnavailableError
+from claw.learning.tracking_store import hidden, hide_in, probe_store, quiet_mlflow
 
 TRACKERS = ("mlflow",)
 MAX_PARAM_LENGTH = 6000  # characters MLflow keeps of a parameter's value
@@ -33,10 +34,12 @@ class TrackerSettings(BaseModel):
 
     @classmethod
     def of(cls, tracker: str | None, tracking_uri: str | None) -> TrackerSettings | None:
-        """The settings for ``--tracker`` and ``--tracking-uri``; ``None`` when not tracking.
+        """The settings for ``--tracker`` and ``--tracking-uri``, the store probed (it can be
+        used: :func:`~claw.learning.tracking_store.probe_store`); ``None`` when not tracking.
 
         Raises:
             InvalidConfigError: an unknown tracker, or a URI without a tracker.
+            TrackingUnavailableError: the store cannot be used (one line, no password).
         """
         if tracker is None:
             if tracking_uri is not None:
@@ -44,6 +47,7 @@ class TrackerSettings(BaseModel):
             return None
         if tracker not in TRACKERS:
             raise InvalidConfigError(f"unknown tracker {tracker!r}; allowed: {', '.join(TRACKERS)}")
+        probe_store(tracking_uri)
         return cls(tracker=tracker, tracking_uri=tracking_uri)
 
 
@@ -84,19 +88,31 @@ class TrackedRun:
         run_name: str,
         tags: Mapping[str, str] | None = None,
     ) -> None:
+        from mlflow.exceptions import MlflowException
         from mlflow.tracking import MlflowClient
 
-        self.client = MlflowClient(tracking_uri=settings.tracking_uri)
-        found = self.client.get_experiment_by_name(experiment)
-        if found is not None:
-            experiment_id = found.experiment_id
-        else:
-            location = _artifacts_beside(self.client.tracking_uri, experiment)
-            experiment_id = self.client.create_experiment(experiment, artifact_location=location)
-        run = self.client.create_run(experiment_id, run_name=run_name, tags=dict(tags or {}))
+        quiet_mlflow()
+        try:
+            self.client = MlflowClient(tracking_uri=settings.tracking_uri)
+            experiment_id = self._experiment(experiment)
+            run = self.client.create_run(experiment_id, run_name=run_name, tags=dict(tags or {}))
+        except MlflowException as exc:
+            uri = settings.tracking_uri or ""
+            reason = hide_in(" ".join(str(exc).split())[:300], uri)
+            raise TrackingUnavailableError(
+                f"MLflow cannot use the tracking store {hidden(uri) or '(its default)'}: {reason}"
+            ) from None
         self.run_id: str = run.info.run_id
         self.experiment_id: str = experiment_id
         self.tracking_uri: str = self.client.tracking_uri
+
+    def _experiment(self, name: str) -> str:
+        """The id of experiment ``name``, created if new."""
+        found = self.client.get_experiment_by_name(name)
+        if found is not None:
+            return str(found.experiment_id)
+        location = _artifacts_beside(self.client.tracking_uri, name)
+        return str(self.client.create_experiment(name, artifact_location=location))
 
     def log_params(self, params: Mapping[str, Any]) -> None:
         """Parameters, nested mappings flattened to dotted keys."""
