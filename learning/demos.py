@@ -12,7 +12,6 @@ truncations and infos per step, each episode's seed, and the randomisation each 
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import shutil
 import tempfile
@@ -28,13 +27,45 @@ from pydantic import BaseModel
 
 import claw.envs  # noqa: F401  (registers the training envs)
 from claw.envs.goal import GoalEnv
+from claw.envs.seeding import check_seeds
 from claw.envs.tasks import TASKS, GoalObservation
+from claw.learning.datasets import (
+    DEFAULT_NAME,
+    NAMESPACE,
+    check_demonstrations,
+    dataset_id,
+    dataset_summary,
+    datasets_root,
+    episodes_of,
+    list_datasets,
+    local_datasets,
+    open_dataset,
+    resolve,
+)
 from claw.learning.exceptions import InvalidConfigError
+
+__all__ = [
+    "DATA_FORMAT",
+    "DEFAULT_NAME",
+    "NAMESPACE",
+    "TASK_ENVS",
+    "RecordResult",
+    "check_demonstrations",
+    "dataset_id",
+    "dataset_summary",
+    "datasets_root",
+    "episodes_of",
+    "expert_episode",
+    "list_datasets",
+    "local_datasets",
+    "minari_root",
+    "open_dataset",
+    "record",
+    "resolve",
+]
 
 TASK_ENVS = {"reach": "claw/Reach-v0", "push": "claw/Push-v0", "pick_place": "claw/PickAndPlace-v0"}
 """The training env of each task that has an expert."""
-NAMESPACE = "claw"
-DEFAULT_NAME = "expert"
 DATA_FORMAT = "hdf5"
 
 
@@ -48,27 +79,6 @@ class RecordResult(BaseModel):
     successes: int
     steps: int
     wall_seconds: float
-
-
-def dataset_id(task: str, name: str | None = None) -> str:
-    """The Minari id of a task's demonstrations: ``claw/TASK/NAME-v0`` (``NAME`` may already be
-    a full id, ``namespace/.../name-vN``)."""
-    name = name or DEFAULT_NAME
-    if "/" in name:
-        return name
-    return f"{NAMESPACE}/{task}/{name}" + ("" if _versioned(name) else "-v0")
-
-
-def _versioned(name: str) -> bool:
-    stem, sep, version = name.rpartition("-v")
-    return bool(sep and stem and version.isdigit())
-
-
-def datasets_root() -> Path:
-    """Where Minari keeps local datasets (``MINARI_DATASETS_PATH``, else ``~/.minari/datasets``)."""
-    from minari.storage.datasets_root_dir import get_dataset_path
-
-    return get_dataset_path()
 
 
 def expert_episode(env: gym.Env, seed: int) -> tuple[dict[str, Any], bool]:
@@ -131,6 +141,7 @@ def record(
     Raises:
         InvalidConfigError: an unknown task, no episodes, a dataset of that id already there, or
             no episode to keep.
+        InvalidSeedError: a last seed, ``seed + episodes - 1``, over ``2**32 - 1``.
     """
     from minari import create_dataset_from_buffers
     from minari.data_collector import EpisodeBuffer
@@ -139,6 +150,7 @@ def record(
         raise InvalidConfigError(f"no expert for task {task!r}; allowed: {', '.join(TASK_ENVS)}")
     if episodes < 1:
         raise InvalidConfigError(f"--episodes must be at least 1, got {episodes}")
+    check_seeds(seed, episodes)
     target_id = dataset_id(task, name)
     root = datasets_root()
     if (root / target_id).exists():
@@ -243,101 +255,3 @@ def _requirements() -> list[str]:
     from importlib import metadata
 
     return [f"{name}=={metadata.version(name)}" for name in ("claw", "mujoco", "gymnasium")]
-
-
-def episodes_of(dataset_id: str) -> Iterator[Any]:
-    """The episodes of a local dataset (Minari's ``EpisodeData``), in order."""
-    import minari
-
-    yield from minari.load_dataset(dataset_id).iterate_episodes()
-
-
-def list_datasets() -> list[dict[str, Any]]:
-    """The local Minari datasets: id, episodes, steps and the env they were recorded in."""
-    from minari import list_local_datasets
-
-    rows = []
-    for dataset_id_, metadata in sorted(list_local_datasets().items()):
-        env_spec = metadata.get("env_spec")
-        rows.append(
-            {
-                "dataset_id": dataset_id_,
-                "episodes": int(metadata.get("total_episodes", 0)),
-                "steps": int(metadata.get("total_steps", 0)),
-                "env_id": _env_id(env_spec),
-            }
-        )
-    return rows
-
-
-def _env_id(env_spec: Any) -> str | None:
-    if env_spec is None:
-        return None
-    if isinstance(env_spec, str):
-        try:
-            return str(json.loads(env_spec).get("id"))
-        except (json.JSONDecodeError, AttributeError):
-            return None
-    return str(getattr(env_spec, "id", None))
-
-
-def resolve(name: str, task: str | None = None) -> str:
-    """The id of a local dataset named ``name``: a full id, ``claw/TASK/NAME-v0`` for a task, or
-    the one claw dataset of that name.
-
-    Raises:
-        InvalidConfigError: none or several match (the message lists the local ones).
-    """
-    from minari import list_local_datasets
-
-    local = sorted(list_local_datasets())
-    if task is not None or "/" in name:
-        wanted = dataset_id(task or "", name)
-        if wanted in local:
-            return wanted
-        matches = []
-    else:
-        stem = name if _versioned(name) else f"{name}-v0"
-        matches = [d for d in local if d.startswith(f"{NAMESPACE}/") and d.endswith(f"/{stem}")]
-        if len(matches) == 1:
-            return matches[0]
-    known = ", ".join(local) or "none"
-    several = f" ({len(matches)} match: name it by its id)" if matches else ""
-    raise InvalidConfigError(
-        f"no single dataset {name!r}{several}; local datasets: {known} "
-        "(claw demos record TASK makes one)"
-    )
-
-
-def dataset_summary(name: str) -> dict[str, Any]:
-    """What ``claw demos show`` prints: provenance, episodes, success, lengths, seeds, draws."""
-    import minari
-
-    found = resolve(name)
-    dataset = minari.load_dataset(found)
-    episodes = list(dataset.iterate_episodes())
-    metadata = list(dataset.storage.get_episode_metadata(range(len(episodes))))
-    seeds = [m.get("seed") for m in metadata]
-    lengths = np.array([len(e.actions) for e in episodes])
-    final_success = [bool(e.infos["is_success"][-1]) for e in episodes]
-    sizes = [float(e.infos["block_size"][0]) for e in episodes if "block_size" in e.infos]
-    spec = dataset.spec
-    summary: dict[str, Any] = {
-        "dataset_id": found,
-        "path": str(datasets_root() / found),
-        "env_id": spec.env_spec.id if spec.env_spec is not None else None,
-        "algorithm": dataset.storage.metadata.get("algorithm_name"),
-        "episodes": len(episodes),
-        "steps": int(lengths.sum()),
-        "success_rate": float(np.mean(final_success)),
-        "episode_length": {"min": int(lengths.min()), "max": int(lengths.max())},
-        "seeds": {"first": min(s for s in seeds if s is not None), "last": max(seeds)}
-        if all(s is not None for s in seeds)
-        else None,
-        "observation_space": str(dataset.observation_space),
-        "action_space": str(dataset.action_space),
-        "description": dataset.storage.metadata.get("description"),
-    }
-    if sizes:
-        summary["block_size"] = {"min": round(min(sizes), 4), "max": round(max(sizes), 4)}
-    return summary

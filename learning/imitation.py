@@ -93,21 +93,17 @@ def load_demonstrations(dataset_id: str, env_id: str) -> tuple[Demonstrations, i
         InvalidConfigError: no such dataset (the message lists the local ones), or one recorded
             in another env.
     """
-    import minari
+    from claw.learning.datasets import check_demonstrations, local_datasets, open_dataset
 
-    local = minari.list_local_datasets()
+    local = local_datasets()[0]
     if dataset_id not in local:
         known = ", ".join(sorted(local)) or "none"
         raise InvalidConfigError(
             f"no demonstrations {dataset_id!r}; local datasets: {known} "
             "(claw demos record TASK makes one)"
         )
-    dataset = minari.load_dataset(dataset_id)
-    recorded_in = dataset.spec.env_spec.id if dataset.spec.env_spec is not None else None
-    if recorded_in != env_id:
-        raise InvalidConfigError(
-            f"demonstrations {dataset_id} were recorded in {recorded_in}, not {env_id}"
-        )
+    check_demonstrations(dataset_id, env_id)
+    dataset = open_dataset(dataset_id)
     observations: dict[str, list[np.ndarray]] = {}
     actions = []
     for episode in dataset.iterate_episodes():
