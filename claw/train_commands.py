@@ -41,9 +41,10 @@ def _config_and_run_dir(
     out: Path | None,
     resume: Path | None,
     curriculum: bool = False,
-) -> tuple[TrainConfig, Path]:
-    """The config to train with and its run folder: a resumed run's own, or a new one."""
-    from claw.learning.config import TrainConfig, load_config, new_run_dir, read_config_file
+) -> tuple[TrainConfig, Path | None]:
+    """The config to train with and its run folder: a resumed run's own, ``--out``, or ``None``
+    (a new one in ``runs_dir``, made once every check has passed)."""
+    from claw.learning.config import TrainConfig, load_config, read_config_file
 
     if resume is None:
         config = load_config(
@@ -57,7 +58,7 @@ def _config_and_run_dir(
         )
         if out is not None and (out / "config.yaml").exists():
             raise FileExistsError(f"{out} already holds a run; continue it with --resume {out}")
-        return config, out or new_run_dir(runs_dir, config)
+        return config, out
     saved = resume / "config.yaml"
     if not saved.is_file():
         raise FileNotFoundError(f"{resume} is not a run folder (no config.yaml)")
@@ -166,18 +167,24 @@ def train_command(
         from claw.learning.tracking import TrackerSettings
 
         settings = TrackerSettings.of(tracker, tracking_uri)  # before a run folder is made
-        config, run_dir = _config_and_run_dir(
+        config, folder = _config_and_run_dir(
             skill, algo, steps, n_envs, seed, hyperparams or [], runs_dir, out, resume, curriculum
         )
         _check_claw(config, register, demos)
+        demos_id = _demonstrations(config, demos)
+        from claw.learning.config import new_run_dir
+        from claw.learning.train import check_env
+
+        check_env(config)
+        run_dir = folder or new_run_dir(runs_dir, config)
     if not as_json:
         typer.echo(f"run folder: {run_dir}  (tensorboard --logdir {run_dir / 'tb'})", err=True)
     command = "claw " + shlex.join(sys.argv[1:])
     with errors(as_json):
         run = _tracked_run(settings, f"claw train {skill}", run_dir, command, config)
     summary: dict[str, Any]
-    if demos is not None:
-        summary = _imitate(config, run_dir, demos, (dagger, finetune), command, as_json, run)
+    if demos_id is not None:
+        summary = _imitate(config, run_dir, demos_id, (dagger, finetune), command, as_json, run)
     else:
         from claw.learning.train import train
 
@@ -225,6 +232,23 @@ def train_command(
     table(f"claw train {skill}", rows)
 
 
+def _demonstrations(config: TrainConfig, demos: str | None) -> str | None:
+    """The id of the ``--demos`` dataset, checked to be local and of the config's env.
+
+    Raises:
+        InvalidConfigError: no such dataset, another env's, or one that cannot be read.
+    """
+    if demos is None:
+        return None
+    import gymnasium as gym
+
+    from claw.learning.datasets import check_demonstrations, resolve
+
+    found = resolve(demos, gym.spec(config.env_id).kwargs.get("task", config.skill))
+    check_demonstrations(found, config.env_id)
+    return found
+
+
 def _tracked_run(
     settings: TrackerSettings | None,
     experiment: str,
@@ -257,11 +281,8 @@ def _imitate(
     as_json: bool,
     run: TrackedRun | None,
 ) -> dict[str, Any]:
-    """Behaviour cloning, DAgger rounds and RL fine-tuning (``--demos``, ``rounds``: DAgger's
-    and fine-tuning's steps): each stage's success on stderr."""
-    import gymnasium as gym
-
-    from claw.learning.demos import resolve
+    """Behaviour cloning, DAgger rounds and RL fine-tuning from the dataset ``demos`` (its
+    id; ``rounds``: DAgger's and fine-tuning's steps): each stage's success on stderr."""
     from claw.learning.imitation import imitate
 
     def show(row: dict[str, Any]) -> None:
@@ -273,11 +294,10 @@ def _imitate(
             )
 
     with errors(as_json), run or nullcontext():
-        task = gym.spec(config.env_id).kwargs.get("task", config.skill)
         result = imitate(
             config,
             run_dir,
-            resolve(demos, task),
+            demos,
             rounds[0],
             finetune_steps=rounds[1],
             command=command,

@@ -34,6 +34,7 @@ import gymnasium as gym
 import numpy as np
 import torch
 import yaml
+from pydantic import ValidationError
 from sb3_contrib import TQC
 from stable_baselines3 import PPO, SAC, TD3, HerReplayBuffer
 from stable_baselines3.common.base_class import BaseAlgorithm
@@ -107,6 +108,29 @@ def run_meta(run_dir: Path, config: TrainConfig, command: str | None) -> dict[st
     )
     atomic_write(run_dir / "meta.json", json.dumps(meta, indent=1).encode())
     return meta
+
+
+def check_env(config: TrainConfig) -> None:
+    """Make the config's env once, in this process, and close it: settings it does not take
+    (``env_kwargs``, a curriculum's difficulty) are refused before a run folder or a worker
+    process is made.
+
+    Raises:
+        InvalidConfigError: the env refuses its settings (its reason, one line).
+    """
+    try:
+        if config.env_id in PARALLEL_ENVS:
+            PARALLEL_ENVS[config.env_id](**config.env_kwargs).close()
+        else:
+            gym.make(config.env_id, **config.env_kwargs).close()
+    except (TypeError, ValueError) as exc:
+        if isinstance(exc, ValidationError):
+            first = exc.errors()[0]
+            reason = f"{'.'.join(map(str, first['loc']))}: {first['msg']}"
+        else:
+            reason = str(exc).split(" was raised from the environment creator")[0]
+        reason = " ".join(reason.split())[:300] or type(exc).__name__
+        raise InvalidConfigError(f"{config.env_id} refuses env_kwargs: {reason}") from None
 
 
 def make_envs(config: TrainConfig, n_envs: int, seed: int, training: bool) -> VecEnv:
