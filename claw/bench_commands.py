@@ -67,6 +67,10 @@ def bench_skills_command(
     from claw.skills.bench import bench_skills
 
     learned = prefer is not None and prefer.value == "learned"
+    with errors(as_json):
+        from claw.envs.seeding import check_seeds
+
+        check_seeds(seed, episodes)
     if record:  # before the work whose figures it must store
         with errors(as_json):
             if learned:
@@ -229,8 +233,10 @@ def bench_two_arm_command(
 ) -> None:
     """Handover, joint lift, and two pick-and-places in parallel vs one after the other."""
     with errors(as_json):
+        from claw.envs.seeding import check_seeds
         from claw.runtime.bench_two_arms import bench_two_arms, describe
 
+        check_seeds(seed, episodes)
         result = bench_two_arms(episodes=episodes, seed=seed)
     if as_json:
         print(result.model_dump_json())
@@ -296,6 +302,9 @@ def bench_imitation_command(
     from claw.learning.bench import bench_imitation
 
     with errors(as_json):
+        from claw.envs.seeding import check_seeds
+
+        check_seeds(seed, demos, "--demos")
         result = bench_imitation(demos, dagger, episodes, seed, hyperparams or [])
     if as_json:
         print(result.model_dump_json())
@@ -331,17 +340,18 @@ def bench_policy_command(
     from pathlib import Path
 
     with errors(as_json):
+        from claw.envs.seeding import check_seeds
         from claw.learning.evaluate import EVALUATION_SEED, evaluate_policy
         from claw.skills.learned import LEARNED_SKILLS
         from claw.skills.policy import PolicyNetwork
 
+        first = check_seeds(EVALUATION_SEED if seed is None else seed, episodes)
         if policy in LEARNED_SKILLS:
             from claw.library.storage import SkillLibrary
 
             network = SkillLibrary().policy(LEARNED_SKILLS[policy][0])
         else:
             network = PolicyNetwork.load(Path(policy))
-        first = EVALUATION_SEED if seed is None else seed
         results = {"policy": evaluate_policy(network, episodes, first)}
         if network.config.residual_scale is not None:
             results["controller_only"] = evaluate_policy(

@@ -35,8 +35,10 @@ def record_command(
 ) -> None:
     """Run the task's controller, in the training env's action space, and write the episodes."""
     with errors(as_json):
+        from claw.envs.seeding import check_seeds
         from claw.learning.demos import record
 
+        check_seeds(seed, episodes)
         result = record(task, episodes, out, include_failures=include_failures, seed=seed)
     if as_json:
         print(result.model_dump_json())
