@@ -20,6 +20,7 @@ from claw.eval.suite import Case, Suite
 
 MAX_EXPRESSION = 1000  # characters of a -k expression
 MAX_NESTING = 32  # parentheses inside one another in a -k expression
+SHOWN = 60  # characters of an expression an error quotes (the reason stays on the line)
 _TOKEN = re.compile(r"[()]|[^\s()]+")
 _GRAMMAR = "names (matched in case ids and tags) joined by and, or, not and parentheses"
 
@@ -68,7 +69,7 @@ def select(
         and (not folded or any(tag.casefold() in folded for tag in case.tags))
     ]
     if not cases:
-        given = [f"-k {k!r}"] if k is not None else []
+        given = [f"-k {_quoted(k)}"] if k is not None else []
         given += [f"--tags {','.join(wanted)}"] if wanted else []
         raise InvalidSelectionError(
             f"{' '.join(given)} selects none of the {len(suite.cases)} cases of suite {suite.name}"
@@ -90,12 +91,23 @@ def parse_expression(text: str) -> Node:
         )
     tokens = _tokens(text)
     if not tokens:
-        raise InvalidSelectionError(f"-k {text!r}: empty; allowed: {_GRAMMAR}")
+        raise InvalidSelectionError(f"-k {_quoted(text)}: empty; allowed: {_GRAMMAR}")
     parser = _Parser(text, tokens)
     tree = parser.expression()
     if parser.position < len(tokens):
         parser.fail("expected and, or or the end")
     return tree
+
+
+def _quoted(text: str, column: int | None = None, width: int = SHOWN) -> str:
+    """``text`` quoted for a message: all of it where short, else the ``width`` characters
+    around ``column`` (1-based; the start without one), marked cut, and its length."""
+    if len(text) <= width:
+        return repr(text)
+    start = 0 if column is None else max(0, min(column - 1 - width // 2, len(text) - width))
+    part = ("…" if start else "") + text[start : start + width]
+    part += "…" if start + width < len(text) else ""
+    return f"{part!r} ({len(text):,} characters)"
 
 
 def _tokens(text: str) -> list[tuple[str, int]]:
@@ -115,11 +127,11 @@ class _Parser:
     def fail(self, wanted: str) -> NoReturn:
         if self.position < len(self.tokens):
             token, column = self.tokens[self.position]
-            found = f"{token!r} at column {column}"
+            found = f"{_quoted(token)} at column {column}"
         else:
-            found = "the end"
+            column, found = len(self.text), "the end"
         raise InvalidSelectionError(
-            f"-k {self.text!r}: {wanted}, found {found}; allowed: {_GRAMMAR}"
+            f"-k {_quoted(self.text, column)}: {wanted}, found {found}; allowed: {_GRAMMAR}"
         )
 
     def expression(self) -> Node:
