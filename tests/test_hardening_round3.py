@@ -16,10 +16,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
+from test_failure_modes import one_error_line
 
-from claw.envs import TabletopEnv
+from claw.envs import TabletopEnv, predicates
 from claw.envs.exceptions import InvalidSceneError, PredicateError
-from claw.envs import predicates
 from claw.envs.predicates import evaluate_goal, parse_predicate
 from claw.envs.scene import SceneSpec
 from claw.planner import LLMPlanner
@@ -31,16 +31,6 @@ from claw.skills.executor import SkillCall, bind, execute_calls
 Claw = Callable[..., subprocess.CompletedProcess[str]]
 DEEP = "not(" * 5000 + "in(red_block, blue_box)" + ")" * 5000
 PICK = json.dumps({"steps": [{"skill": "pick", "args": {"object": "red_block"}}]})
-
-
-def one_error_line(result: subprocess.CompletedProcess[str], kind: str) -> str:
-    """The one stderr line of a refused command, of this kind; nothing on stdout."""
-    assert "Traceback" not in result.stderr, result.stderr[-2000:]
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1, result.stderr[-2000:]
-    assert lines[0].startswith(f"error: {kind}: "), lines[0]
-    assert result.stdout == "", result.stdout
-    return lines[0]
 
 
 # -- 5: a goal nested 5,000 deep --------------------------------------------------------------
@@ -96,7 +86,9 @@ def test_switch_hands_with_nothing_held_says_so(make_env: Callable[..., Tabletop
 
 
 def test_fullwidth_text_reads_as_its_plain_letters(default_env: TabletopEnv) -> None:
-    plan = OfflinePlanner().plan("ｐｕｔ ｔｈｅ ｒｅｄ ｂｌｏｃｋ ｉｎ ｔｈｅ ｂｌｕｅ ｂｏｘ", default_env)
+    plan = OfflinePlanner().plan(
+        "ｐｕｔ ｔｈｅ ｒｅｄ ｂｌｏｃｋ ｉｎ ｔｈｅ ｂｌｕｅ ｂｏｘ", default_env
+    )
     assert [str(p) for p in plan.goal] == ["in(red_block, blue_box)"]
 
 
@@ -162,7 +154,7 @@ def test_two_arm_reach_refuses_a_nan_action_and_a_step_after_the_end() -> None:
     try:
         env.reset(seed=0)
         still = {"left": np.zeros(3), "right": np.zeros(3)}
-        with pytest.raises(ValueError, match="left.*finite"):
+        with pytest.raises(ValueError, match=r"left.*finite"):
             env.step({**still, "left": np.array([np.nan, 0.0, 0.0])})
         for _ in range(2):
             observations, *_ = env.step(still)
