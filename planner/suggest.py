@@ -23,8 +23,8 @@ from claw.envs.regions import REGIONS
 from claw.envs.state import WorldState
 from claw.envs.tabletop import TabletopEnv
 from claw.planner import lexicon
-from claw.planner.draft import draft_of
-from claw.planner.grammar import MAX_INSTRUCTION_CHARS
+from claw.planner.draft import casual_words, draft_of
+from claw.planner.grammar import MAX_INSTRUCTION_CHARS, normalise
 from claw.planner.naming import spoken
 
 __all__ = ["MAX_SUGGESTIONS", "Suggestion", "help_with", "suggest"]
@@ -64,7 +64,10 @@ def help_with(refusal: ClawError, instruction: str, env: TabletopEnv, reads: Rea
     world = env.world_state()
     names = list(env.object_names)
     seen = {s for n in names for s in (world.get(n).color, world.get(n).type) if s}
-    words = draft_of(instruction, seen).words
+    try:
+        words = draft_of(instruction, seen).words
+    except ClawError:  # a word it could not decide between: the words as typed
+        words = casual_words(normalise(instruction))
     candidates = getattr(refusal, "candidates", ())
     refusal.suggestions = tuple(suggest(words, world, names, reads, candidates))
     refusal.read = tuple(read_parts(words, world, names))
@@ -119,14 +122,17 @@ def _candidates(
     words: Sequence[str], world: WorldState, names: Sequence[str], candidates: Sequence[str]
 ) -> list[str]:
     """Every instruction built from the request's verb, objects and place on this scene."""
-    named = _mentioned(words, world, names)
-    movable = [n for n in named if world.get(n).type != "box"] or [
-        n for n in names if world.get(n).type != "box"
-    ][:2]
-    movers = [n for n in candidates if n in movable] or movable[:3]
-    targets = [n for n in candidates if n not in movers] or [n for n in named if n not in movers]
-    if not targets:
-        targets = [n for n in names if world.get(n).type == "box"][:2] or movable[1:3]
+    said = _mentioned_at(words, world, names)
+    place = next((i for i, w in enumerate(words) if w in _PLACE_LEADS), len(words))
+    boxes = [n for n in names if world.get(n).type == "box"]
+    blocks = [n for n in names if n not in boxes]
+    moved = [n for i, n in said if n in blocks and i < place]  # named before the place
+    placed = {n for i, n in said if i >= place}  # named after it: where things go
+    movers = [n for n in candidates if n in blocks] or (
+        moved or [n for n in blocks if n not in placed] or blocks
+    )[:3]
+    targets = [n for n in candidates if n not in movers] or [n for _, n in said if n not in movers]
+    targets = list(dict.fromkeys([*targets, *boxes[:2], *blocks[:3]]))[:4]
     verb = _verb(words)
     say = {n: spoken(n, world, names) for n in names}
     if verb == "pick up":
@@ -139,12 +145,19 @@ def _candidates(
     for relation in [*_relations(words), "in", "on", "next_to"]:
         for m in movers:
             texts += [f"{verb} {say[m]} {_PHRASES[relation]} {say[t]}" for t in targets if t != m]
-    return texts
+    return texts + [f"pick up {say[m]}" for m in movers]  # where nothing else is to go by
 
 
 def _mentioned(words: Sequence[str], world: WorldState, names: Sequence[str]) -> list[str]:
     """The objects the request's colour and type words name, in the order said."""
-    found: list[str] = []
+    return [n for _, n in _mentioned_at(words, world, names)]
+
+
+def _mentioned_at(
+    words: Sequence[str], world: WorldState, names: Sequence[str]
+) -> list[tuple[int, str]]:
+    """The objects the request's colour and type words name, and where each is first said."""
+    found: list[tuple[int, str]] = []
     for i, word in enumerate(words):
         colour = lexicon.COLOR_WORDS.get(word)
         kind = lexicon.TYPE_WORDS.get(word)
@@ -153,7 +166,8 @@ def _mentioned(words: Sequence[str], world: WorldState, names: Sequence[str]) ->
                          if w in lexicon.TYPE_WORDS), None)  # fmt: skip
         elif kind is None or (i and words[i - 1] in lexicon.COLOR_WORDS):
             continue
-        found += [n for n in names if _is(world, n, colour, kind) and n not in found]
+        seen = {n for _, n in found}
+        found += [(i, n) for n in names if _is(world, n, colour, kind) and n not in seen]
     return found
 
 
