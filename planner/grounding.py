@@ -314,7 +314,9 @@ def _ranked(
     if ref.quantity == "all":
         return order
     if len(order) > take and score[order[take - 1]] - score[order[take]] < tie:
-        raise AmbiguousError(f"{ref.text!r} could be {order[take - 1]} or {order[take]}: {alike}")
+        pair = (order[take - 1], order[take])
+        said = spoken_list(pair, world, names)
+        raise AmbiguousError(f"{ref.text!r} could be {said}: {alike}", candidates=pair)
     return order[:take]
 
 

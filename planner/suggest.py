@@ -78,7 +78,13 @@ def read_parts(words: Sequence[str], world: WorldState, names: Sequence[str]) ->
     and type words name, and the places it says."""
     verb = _verb(words) if any(_verb_at(words, i) for i in range(len(words))) else None
     said = [] if verb is None else [verb]
-    said += [spoken(n, world, names) for n in _mentioned(words, world, names)]
+    for i, word in enumerate(words):  # a colour names its objects; a type alone, itself
+        kind = lexicon.TYPE_WORDS.get(word)
+        if word in lexicon.COLOR_WORDS:
+            said += [spoken(n, world, names) for n in _mentioned(words[i : i + 3], world, names)]
+        elif kind is not None and not (i and words[i - 1] in lexicon.COLOR_WORDS):
+            said.append(f"the {kind}")
+    said = list(dict.fromkeys(said))
     said += [_PHRASES[r] for r in _relations(words)] + [f"the {r}" for r in _regions(words)]
     return said
 

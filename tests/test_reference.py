@@ -237,7 +237,7 @@ def test_lightness_parity_and_size_classes() -> None:
              "red_block_2": (0.55, 0.2), "red_box": (0.62, -0.2)}  # fmt: skip
     state = world(scene)
     assert pick("the light colored block", state) == ["yellow_block"]  # luminance 0.82
-    with pytest.raises(AmbiguousError, match="red_block or red_block_2: their colours"):
+    with pytest.raises(AmbiguousError, match="the near red block or the far red block: their"):
         pick("the darkest block", state)
     assert pick("the blocks of an even number", state) == ["red_block", "red_block_2"]
     assert pick("the blocks of an odd number", state) == ["yellow_block", "blue_block"]
