@@ -13,6 +13,9 @@ from claw.planner.base import AnswerHook, BasePlanner, Planner
 from claw.planner.completion import ModelClient, ModelSettings, Usage
 from claw.planner.exceptions import (
     AmbiguousError,
+    BodyTooLarge,
+    CacheSettingError,
+    InvalidInstructionError,
     InvalidPlanError,
     InvalidPlannerError,
     PlannerUnavailableError,
@@ -45,9 +48,12 @@ __all__ = [
     "AmbiguousError",
     "AnswerHook",
     "BasePlanner",
+    "BodyTooLarge",
+    "CacheSettingError",
     "Failure",
     "FallbackPlanner",
     "HybridPlanner",
+    "InvalidInstructionError",
     "InvalidPlanError",
     "InvalidPlannerError",
     "LLMPlanner",

@@ -26,7 +26,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from claw.common.exceptions import ClawError
+from claw.planner.exceptions import CacheSettingError
 from claw.planner.text import read_json_file
 
 logger = logging.getLogger(__name__)
@@ -36,12 +36,6 @@ CACHE_FORMAT = 1
 """The version of an entry's layout; an entry of another is ignored."""
 MAX_ENTRY_BYTES = 8 * 2**20
 """The largest entry read (an answer is at most 1,000,000 characters)."""
-
-
-class CacheSettingError(ClawError, ValueError):
-    """``CLAW_ANSWER_CACHE`` set to something other than on or off."""
-
-    kind = "invalid_input"
 
 
 class CachedAnswer(BaseModel):

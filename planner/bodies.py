@@ -20,6 +20,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from claw.planner.exceptions import BodyTooLarge
+
 MAX_BODY_BYTES = 16 * 2**20
 """The most bytes of a model's answer read, decoded. An answer's message is read up to 1,000,000
 characters (``claw.planner.text``), 12 MB at most in JSON's ``\\uXXXX`` escapes; a plan needs a
@@ -27,10 +29,6 @@ few KB."""
 READ_ENCODINGS = ("identity", "gzip", "deflate")
 PIECE = 2**16
 """The most bytes decoded at a time: a body over the cap is stopped within this of it."""
-
-
-class BodyTooLarge(Exception):
-    """A body over the cap, or in an encoding whose decoded size cannot be bounded."""
 
 
 @dataclass

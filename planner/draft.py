@@ -87,8 +87,8 @@ class Draft:
                 "'... with both arms', 'use the left hand to ...', or leave it out"
             )
             return self.refusal
-        said = acting_words(self.words) | subject_verbs(self.words)
-        acting = sorted((self.unknown - set(dropped)) & said)
+        verbs = acting_words(self.words) | subject_verbs(self.words)
+        acting = sorted((self.unknown - set(dropped)) & verbs)
         if not acting:
             return None
         i = acting[0]

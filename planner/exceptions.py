@@ -54,3 +54,20 @@ class InvalidPlanError(ClawError, ValueError):
     """The model's answers were still unusable after the repairs; the message names why."""
 
     kind = "invalid_plan"
+
+
+class CacheSettingError(ClawError, ValueError):
+    """``CLAW_ANSWER_CACHE`` set to something other than on or off."""
+
+    kind = "invalid_input"
+
+
+class BodyTooLarge(PlannerUnavailableError):
+    """A model's HTTP body over the cap, or in an encoding whose decoded size cannot be
+    bounded: the server's answer cannot be used (not retried)."""
+
+
+class InvalidInstructionError(ClawError, ValueError):
+    """An instruction that is not text (bytes that are not UTF-8): refused before it is read."""
+
+    kind = "invalid_input"

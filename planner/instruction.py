@@ -10,18 +10,11 @@ hybrid planners refuse a longer instruction as it does, before any call.
 
 from __future__ import annotations
 
-from claw.common.exceptions import ClawError
-from claw.planner.exceptions import UnparseableError
+from claw.planner.exceptions import InvalidInstructionError, UnparseableError
 from claw.planner.grammar import MAX_INSTRUCTION_CHARS
 
 ESCAPED_BYTES = range(0xDC80, 0xDD00)
 """The surrogates Python's ``surrogateescape`` stands a byte that is not UTF-8 for."""
-
-
-class InvalidInstructionError(ClawError, ValueError):
-    """An instruction that is not text (bytes that are not UTF-8): refused before it is read."""
-
-    kind = "invalid_input"
 
 
 def not_text(text: str) -> str | None:
