@@ -10,7 +10,7 @@ from claw.common.exceptions import ClawError
 from claw.envs.predicates import Predicate, check_objects, parse_predicate
 from claw.envs.tabletop import TabletopEnv
 from claw.planner.exceptions import PlanTooLongError
-from claw.skills.base import skill_names
+from claw.skills.base import check_offered, skill_names
 from claw.skills.executor import CompositeSource, SkillCall, bind
 
 MAX_PLAN_STEPS = 50
@@ -127,12 +127,14 @@ def plan_problems(
             check_objects(predicate, env.object_names)
         except ClawError as exc:
             problems.append(exc)
+    arms = env.arms.arms
     for call in plan.steps:
         try:
             steps = [call]
             if composites is not None and call.skill not in skill_names():
-                steps = composites.expand_call(call, env.object_names)[1]
+                steps = composites.expand_call(call, env.object_names, len(arms))[1]
             for step in steps:
+                check_offered(step.skill, arms)  # a handover in a one-arm scene: repaired
                 bind(step, env.object_names)
         except ClawError as exc:
             problems.append(exc)

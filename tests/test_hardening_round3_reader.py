@@ -95,3 +95,20 @@ def test_a_bar_in_a_one_arm_scene_is_refused_before_anything_moves() -> None:
         world = session.env.world_state()  # a model's goal, in goal mode, likewise
         with pytest.raises(UnsupportedError, match="one arm"):
             OfflinePlanner().steps(read_goal(["holding(yellow_bar)"], ["yellow_bar"])[0], world)
+
+
+def test_a_models_two_arm_step_in_a_one_arm_scene_is_a_problem_to_repair(
+    default_env: TabletopEnv,
+) -> None:
+    # it was refused at the step (exit 2), but never sent back to the model as a problem
+    from claw.planner.plan import Plan, plan_problems
+
+    plan = Plan(
+        goal=["holding(red_block)"],
+        steps=[
+            {"skill": "pick", "args": {"object": "red_block"}},
+            {"skill": "handover", "args": {"object": "red_block", "to": "right"}},
+        ],
+    )
+    problems = plan_problems(plan, default_env)
+    assert len(problems) == 1 and "handover needs 2 arms" in str(problems[0])
