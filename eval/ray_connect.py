@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import atexit
 import logging
-import math
 import os
 import re
 import signal
@@ -21,6 +20,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
+from claw.common.settings import env_seconds
 from claw.eval.exceptions import InvalidRayOptionError, RayUnavailableError, RayUnreachableError
 from claw.planner.text import clean_text
 
@@ -59,14 +59,9 @@ def connect_timeout() -> float:
     Raises:
         InvalidRayOptionError: ``CLAW_RAY_TIMEOUT`` is not a number of seconds from 1 to 3600.
     """
-    text = os.environ.get(TIMEOUT_ENV, "").strip()
-    if not text:
-        return CONNECT_TIMEOUT
-    try:
-        seconds = float(text)
-    except ValueError:
-        seconds = math.nan
-    if not 1 <= seconds <= 3600:
+    seconds = env_seconds(TIMEOUT_ENV, CONNECT_TIMEOUT, 1, 3600)
+    if seconds is None:
+        text = os.environ.get(TIMEOUT_ENV, "").strip()
         raise InvalidRayOptionError(
             f"{TIMEOUT_ENV}={clean_text(text, 40)!r}: the seconds to wait for a Ray cluster are a "
             f"number from 1 to 3600 (default {CONNECT_TIMEOUT:g})"

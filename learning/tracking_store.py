@@ -17,6 +17,7 @@ import os
 import re
 import tempfile
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from claw.common.settings import env_seconds
@@ -28,6 +29,7 @@ PROBE_TIMEOUT_VARIABLE = "CLAW_MLFLOW_PROBE_TIMEOUT"
 QUIET_LOGGERS = ("mlflow", "alembic")
 """Loggers kept at WARNING while claw drives MLflow (their INFO lines never reach stderr)."""
 _SEARCH = "/api/2.0/mlflow/experiments/search"
+_SEARCH_FIELDS = {"experiments", "next_page_token"}
 
 
 def quiet_mlflow() -> None:
@@ -132,11 +134,21 @@ def _probe_server(uri: str, timeout: float) -> None:
         raise TrackingUnavailableError(
             f"the tracking server {shown} refuses these credentials (HTTP {answer.status_code})"
         )
-    if not answer.ok:
+    if not answer.ok or not _searched(answer):
         raise TrackingUnavailableError(
-            f"{shown} answered HTTP {answer.status_code} to {_SEARCH}: not an MLflow tracking "
-            "server that can be used"
+            f"{shown} answered HTTP {answer.status_code} to {_SEARCH}, not with experiments: "
+            "not an MLflow tracking server that can be used"
         )
+
+
+def _searched(answer: Any) -> bool:
+    """Whether an HTTP answer is an MLflow experiment search's (a JSON object of its fields
+    only: another server answering 200 is no tracking store)."""
+    try:
+        body = answer.json()
+    except ValueError:
+        return False
+    return isinstance(body, dict) and set(body) <= _SEARCH_FIELDS
 
 
 def _why(exc: Exception) -> str:

@@ -56,15 +56,30 @@ def check_holdable(goal: list[Predicate], world: WorldState) -> None:
     for name, by in held.items():
         size = f"{name} is {object_length(world.get(name)) * 100:.0f} cm long"
         if len(arms) < 2 and long(world, name):
-            raise UnsupportedError(
-                f"{size}: one claw holds objects up to {ONE_CLAW_LENGTH * 100:.0f} cm, and this "
-                "scene has one arm (a scene with two lifts it with both: lift_together)"
-            )
+            raise _one_arm_cannot(world, name)
         if len(by) > 1 and not long(world, name):
             raise UnsupportedError(
                 f"{size}: one claw holds it; both claws hold only objects longer than "
                 f"{ONE_CLAW_LENGTH * 100:.0f} cm, lifted together (lift_together)"
             )
+
+
+def _one_arm_cannot(world: WorldState, name: str) -> UnsupportedError:
+    """The refusal of carrying ``name``, too long for one claw, where there is one arm."""
+    return UnsupportedError(
+        f"{name} is {object_length(world.get(name)) * 100:.0f} cm long: one claw holds objects "
+        f"up to {ONE_CLAW_LENGTH * 100:.0f} cm, and this scene has one arm (a scene with two "
+        "lifts it with both: lift_together)"
+    )
+
+
+def _check_one_arm_picks(steps: list[SkillCall], world: WorldState) -> None:
+    """Refuse a one-arm plan that picks an object too long for one claw ("put the bar next to
+    the red block"): it would fail at the step, replanned the same way."""
+    for call in steps:
+        name = str(call.args.get("object", ""))
+        if call.skill == "pick" and name in world.objects and long(world, name):
+            raise _one_arm_cannot(world, name)
 
 
 def arm_goal(goal: list[Predicate], intent: ArmIntent, world: WorldState) -> list[Predicate]:
@@ -289,6 +304,7 @@ def assign_arms(
     """
     check_holdable(goal, world)
     if len(world.grippers) < 2:
+        _check_one_arm_picks(steps, world)
         return steps
     return _ArmWriter(world, goal, intent).write(steps)
 
@@ -297,6 +313,7 @@ def with_arms(plan: Plan, world: WorldState, intent: ArmIntent | None = None) ->
     """``plan`` with its steps given arms (:func:`assign_arms`), its waypoints kept after the
     same steps."""
     if len(world.grippers) < 2:
+        _check_one_arm_picks(plan.steps, world)
         return plan
     writer = _ArmWriter(world, plan.goal, intent or ArmIntent())
     steps = writer.write(plan.steps)

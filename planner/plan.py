@@ -10,7 +10,7 @@ from claw.common.exceptions import ClawError
 from claw.envs.predicates import Predicate, check_objects, parse_predicate
 from claw.envs.tabletop import TabletopEnv
 from claw.planner.exceptions import PlanTooLongError
-from claw.skills.base import check_offered, skill_names
+from claw.skills.base import check_offered, skill_names, unknown_skill
 from claw.skills.executor import CompositeSource, SkillCall, bind
 
 MAX_PLAN_STEPS = 50
@@ -134,6 +134,8 @@ def plan_problems(
             if composites is not None and call.skill not in skill_names():
                 steps = composites.expand_call(call, env.object_names, len(arms))[1]
             for step in steps:
+                if step.skill not in skill_names():  # listing the skills this scene offers
+                    raise unknown_skill(step.skill, len(arms))
                 check_offered(step.skill, arms)  # a handover in a one-arm scene: repaired
                 bind(step, env.object_names)
         except ClawError as exc:

@@ -62,6 +62,34 @@ def test_a_tracking_store_that_cannot_be_used_is_one_line_before_anything(
     assert ("alice:***@" in line) if uri is not None and "alice" in uri else True
 
 
+def test_a_server_that_answers_but_is_no_mlflow_store_is_refused_up_front() -> None:
+    # it was taken for a store: the cases ran, and the run ended tracking_unavailable after them
+    import http.server
+    import threading
+
+    from claw.learning.exceptions import TrackingUnavailableError
+    from claw.learning.tracking_store import probe_store
+
+    class Chat(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = b'{"choices": [{"message": {"content": "{}"}}]}'
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Chat)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with pytest.raises(TrackingUnavailableError, match="not an MLflow tracking server"):
+            probe_store(f"http://127.0.0.1:{server.server_port}/v1", timeout=5)
+    finally:
+        server.shutdown()
+
+
 def test_mlflow_says_nothing_below_warning(tmp_path: Path, claw_in_process: Claw) -> None:
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
     result = claw_in_process(

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from claw.common.exceptions import ClawError
 from claw.envs import TabletopEnv
 from claw.planner import OfflinePlanner
 from claw.planner.exceptions import PlanTooLongError, UnparseableError, UnsupportedError
@@ -87,11 +88,12 @@ def test_a_bar_in_a_one_arm_scene_is_refused_before_anything_moves() -> None:
     with Session(BAR_SCENE) as session:
         session.reset(0)
         before = session.env.data.qpos.copy()
-        result = run_instruction(session.env, "pick up the bar", OfflinePlanner())
-        assert result.error is not None and result.error.kind == "unsupported"
-        assert "this scene has one arm" in result.error.message
-        assert result.steps == [] and result.replans == 0
-        assert (session.env.data.qpos == before).all()
+        for text in ("pick up the bar", "put the yellow bar next to the red block"):
+            result = run_instruction(session.env, text, OfflinePlanner())
+            assert result.error is not None and result.error.kind == "unsupported"
+            assert "this scene has one arm" in result.error.message
+            assert result.steps == [] and result.replans == 0
+            assert (session.env.data.qpos == before).all()
         world = session.env.world_state()  # a model's goal, in goal mode, likewise
         with pytest.raises(UnsupportedError, match="one arm"):
             OfflinePlanner().steps(read_goal(["holding(yellow_bar)"], ["yellow_bar"])[0], world)
@@ -112,3 +114,21 @@ def test_a_models_two_arm_step_in_a_one_arm_scene_is_a_problem_to_repair(
     )
     problems = plan_problems(plan, default_env)
     assert len(problems) == 1 and "handover needs 2 arms" in str(problems[0])
+
+
+def test_a_models_unknown_skill_is_answered_with_the_scenes_skills(
+    default_env: TabletopEnv, library_home: object
+) -> None:
+    # the repair listed "with two arms: handover, lift_together" in a one-arm scene
+    import json
+
+    from claw.planner import LLMPlanner
+
+    bad = json.dumps({"goal": [], "steps": [{"skill": "rm_rf", "args": {}}], "error": None})
+    answers = iter([bad] * 3)
+    llm = LLMPlanner("gpt-4o-mini", mock=lambda messages: next(answers), backoff=0.01)
+    with pytest.raises(ClawError) as failed:
+        llm.plan("put the green block next to the blue box", default_env)
+    repair = llm.messages[-2]["content"]
+    assert "unknown skill 'rm_rf'" in repair and "handover" not in repair
+    assert "handover" not in str(failed.value) and "lift_together" not in str(failed.value)
