@@ -12,6 +12,7 @@ from claw.envs.state import WorldState
 from claw.planner.exceptions import AmbiguousError, UnparseableError, UnsupportedError
 from claw.planner.forms import Reference, Request
 from claw.planner.grounding import color_of, ground, type_of
+from claw.planner.naming import spoken
 from claw.planner.ordering import above, supports
 
 
@@ -104,12 +105,22 @@ TARGET_TYPES = {"on": "block", "in": "box"}
 
 def relation_goal(relation: str, obj: str, target: str, world: WorldState | None) -> Predicate:
     """The goal predicate; on a box is in it (the predicates define it so), written as ``in``;
-    "to" an object (its type unsaid: "the green thing") is into a box, else next to it."""
+    "to" an object is into a box; "to" a block could be onto it or next to it.
+
+    Raises:
+        AmbiguousError: "to" a block (``on`` or ``next_to``: the reader does not guess).
+    """
     kind = type_of(target, world)
     if relation in ("on", "to") and kind == "box":
         relation = "in"
     elif relation == "to":
-        relation = "next_to"
+        said = {
+            n: n if world is None else spoken(n, world, list(world.objects)) for n in (obj, target)
+        }
+        raise AmbiguousError(
+            f"moving {said[obj]} to {said[target]} could put it on {said[target]} or next to it; "
+            "say which ('on …', 'next to …')"
+        )
     elif relation == "in" and kind not in ("box", None):
         raise UnsupportedError(f"nothing goes in {target}: it is a {kind}, not a box; put "
                                f"{obj} on it, or in a box")  # fmt: skip

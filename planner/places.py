@@ -302,10 +302,9 @@ def _placed(found: tuple[str, str, str], clause: str, action: str) -> Request:
             return Request(
                 action=action, objects=objects, relation="at", region_ref=region_ref, text=clause
             )
-    if relation == "at":  # "move the block to the bowl": into a container, else next to it
-        if reads_as_objects(target_text):
-            kind = parse_reference(target_text).type
-            relation = {"box": "in", None: "to"}.get(kind, "next_to")  # "to": once grounded
+    if relation == "at":  # "move the block to the bowl": into a container; to a block: on
+        if reads_as_objects(target_text):  # it or next to it? (refused once grounded)
+            relation = "in" if parse_reference(target_text).type == "box" else "to"
         if relation == "at":
             raise UnparseableError(f"cannot read {target_text!r} as a place on the table")
     if action == "stack":

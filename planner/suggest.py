@@ -118,10 +118,17 @@ def suggest(
 def _ranked(
     words: Sequence[str], world: WorldState, names: Sequence[str], candidates: Sequence[str]
 ) -> list[str]:
-    """The candidate instructions, by how many of the request's words they keep."""
+    """The candidate instructions, by how many of the objects the request named they keep,
+    then by the share of their words the request said."""
     said = set(words)
+    named = [spoken(n, world, names) for n in _mentioned(words, world, names)]
     texts = list(dict.fromkeys(_candidates(words, world, names, candidates)))
-    return sorted(texts, key=lambda t: -len(said & set(t.split())) / (1 + len(t.split())))
+
+    def closeness(text: str) -> tuple[int, float]:
+        kept = sum(name in text for name in named)
+        return -kept, -len(said & set(text.split())) / (1 + len(text.split()))
+
+    return sorted(texts, key=closeness)
 
 
 def _candidates(
@@ -129,7 +136,7 @@ def _candidates(
 ) -> list[str]:
     """Every instruction built from the request's verb, objects and place on this scene."""
     said = _mentioned_at(words, world, names)
-    place = next((i for i, w in enumerate(words) if w in _PLACE_LEADS), len(words))
+    place = next((i for i, w in enumerate(words) if w in lexicon.PLACE_LEADS), len(words))
     boxes = [n for n in names if world.get(n).type == "box"]
     blocks = [n for n in names if n not in boxes]
     moved = [n for i, n in said if n in blocks and i < place]  # named before the place

@@ -339,7 +339,6 @@ def test_a_fronted_for_each_names_the_set_of_the_clause() -> None:
     ("text", "goal"),
     [
         ("put the yellow block the blue box", ["in(yellow_block, blue_box)"]),  # no preposition
-        ("put the yellow block the red block", ["next_to(yellow_block, red_block)"]),
         ("move the yellow block to the pink thing", ["in(yellow_block, pink_box)"]),
         ("put the red block on the top of the green block", ["behind(red_block, green_block)"]),
         ("put the red block on top of the green block", ["on(red_block, green_block)"]),
@@ -348,6 +347,14 @@ def test_a_fronted_for_each_names_the_set_of_the_clause() -> None:
 )  # fmt: skip
 def test_elided_and_top_down_relations(text: str, goal: list[str]) -> None:
     assert goal_of(text) == goal
+
+
+@pytest.mark.parametrize(
+    "text", ["put the yellow block the red block", "move the yellow block to the red block"]
+)
+def test_to_a_block_is_on_it_or_next_to_it(text: str) -> None:
+    with pytest.raises(AmbiguousError, match="could put it on the red block or next to it"):
+        goal_of(text)
 
 
 def test_taken_out_of_a_box_goes_next_to_it_unless_a_later_request_says_where() -> None:
