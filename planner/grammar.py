@@ -327,7 +327,11 @@ def parse_instruction(instruction: str) -> list[Request]:
                 ):
                     clause = clause[: words.starts[i]] + meaning + clause[words.ends[i + 1] :]
         there = _there(clause, requests)
-        request = there if there is not None else parse_clause(clause)
+        try:
+            request = there if there is not None else parse_clause(clause)
+        except UnsupportedError as exc:  # "say 6 cm", "let's count": a request, or beside one?
+            exc.from_reading = exc.from_reading or len(clauses) > 1
+            raise
         unread = None if there is not None else unread_part(request, strip_filler(clause))
         if unread is not None:  # read only in part: refused, never run as half of it
             raise UnparseableError(f"cannot read {unread} of {clause!r}: {NOT_READ_WHOLE}")
