@@ -10,22 +10,57 @@ in the blue box"), a negation or a condition. Such a reading is refused (the gra
 ``unparseable`` naming the part), so that a reader that keeps only part of a clause is never
 run.
 
+:func:`left_out_content` does the same for what a whole reading left out (the words a step
+dropped that no step read as a frame): a negation, a condition or a time, a withdrawal, a verb
+of the reader's, an object's colour or type, the arms — unless all it left out is politeness
+("if you can", "when you get a chance", "if it's not too much trouble").
+
 API::
 
     unread_part(request)   # None, or "the place 'in the blue box'"
+    left_out_content(["if", "it", "rains", "put", "it"], {0, 1, 2})   # "the condition ... 'if'"
 """
 
 from __future__ import annotations
+
+from collections.abc import Collection, Sequence
 
 from claw.planner import lexicon
 from claw.planner.chatter import SUBORDINATORS
 from claw.planner.forms import Reference, Request
 from claw.planner.parsing import tokens
+from claw.planner.spelling import verb_words
 
-__all__ = ["CONDITIONS", "unread_part"]
+__all__ = ["CONDITIONS", "left_out_content", "says_which_arms", "unread_part"]
 
-CONDITIONS = frozenset({*SUBORDINATORS, "unless", "until"})
+CONDITIONS = frozenset({*SUBORDINATORS, "unless", "until", "till"})
 """Words that make what follows them a condition on the request."""
+_WHEN = frozenset({*CONDITIONS, "after", "before", "soon", "yesterday", "earlier", "ago",
+                   "previously", "beforehand", "tomorrow", "later", "tonight"})  # fmt: skip
+"""Words that say when: a condition, an order, a time ("as soon as", "yesterday")."""
+_SAYING = frozenset({"said", "says", "told", "tells", "asked", "asks", "mentioned", "claimed",
+                     "claims", "wrote", "suggested", "promised", "reported"})  # fmt: skip
+"""Verbs of reported speech: a request said to have been said is not one made."""
+_WITHDRAWING = frozenset({"forget", "cancel", "scratch", "nevermind", "disregard", "ignore"})
+_POLITE = frozenset({
+    "you", "your", "can", "could", "would", "will", "it", "is", "are", "too", "much", "trouble",
+    "hard", "possible", "mind", "do", "does", "get", "have", "has", "a", "an", "the", "chance",
+    "moment", "minute", "sec", "second", "time", "free", "ready", "able", "ok", "okay",
+    "alright", "fine", "with", "for", "me", "us", "that", "this", "be", "like", "kindly",
+    "please", "thanks", "thank", "sure", "i", "we", "want", "wish", "need", "sorry", "bother",
+    "if", "when", "whenever", "once", "got", "any", "bit", "of", "to", "and", "so", "just",
+    "should", "thats", "ur", "kind", "problem", "rush", "hurry", "worries",
+    ",", ".", "!", "?", ";", ":",
+})  # fmt: skip
+"""Words of a politeness frame ("if you can", "when you get a chance", "if it's not too much
+trouble", "once you have a moment", "if you would be so good")."""
+_NO_BOTHER = frozenset({"trouble", "problem", "bother", "rush", "hurry", "worries", "mind"})
+"""What a politeness frame may say there is none of ("if it's no trouble", "if you don't
+mind")."""
+_SAYS_NOTHING = _POLITE | set(lexicon.HEDGES) | set(lexicon.SOFT_WORDS) | {
+    "ok", "done", "finished", "good", "kind", "appreciate", "grateful", "please", "dear",
+    "there", "hello", "hi", "hey", "cheers", "great", "awesome",
+}  # fmt: skip
 _OBJECT_WORDS = {*lexicon.TYPE_WORDS, *lexicon.COLOR_WORDS}
 """Words that name an object (a generic head, "one", is as often a pronoun or a reciprocal:
 "one on top of another")."""
@@ -67,6 +102,74 @@ def _says_no_place(words: list[str]) -> bool:
     stands anyway), the others of a reciprocal ("stack one on the other"), or the stack being
     made ("in a stack", "into one tower")."""
     return bool(set(words) & _NO_PLACES)
+
+
+def left_out_content(words: Sequence[str], left_out: Collection[int]) -> str | None:
+    """What of ``words`` a reading left out (``left_out``, by token index: the words a step
+    dropped that no step read as a frame) carries content, described ("the condition or time
+    'if'"); None when nothing does. Each run of words left out side by side is judged on its
+    own: politeness ("if you can", "when you get a chance", "if it's not too much trouble") says
+    nothing; a negation, a condition or a time, a withdrawal, an object's colour or type, the
+    arms said with which, or a verb of the reader's beside an object, do."""
+    for run in _runs(words, sorted(left_out)):
+        said = [words[i] for i in run]
+        if _polite(said):
+            continue
+        found = _content_of(said)
+        arms = [i for i in run if says_which_arms(words, i)]
+        if found is None and arms:  # "to the middle arm": "middle" read, "arm" left out
+            found = f"the arms {' '.join(words[arms[0] - 1 : arms[0] + 1])!r}"
+        after = words[run[-1] + 1] if run[-1] + 1 < len(words) else "."
+        if found is None and set(said) & _SAYING and after in verb_words():
+            found = f"what was said {_span(said, 0)!r}"  # "my colleague said you would put …"
+        if found is not None:
+            return found
+    return None
+
+
+def says_which_arms(words: Sequence[str], i: int) -> bool:
+    """Whether the word at ``i`` is an arm noun said with which arms ("both arms", "the left
+    hand", "the middle arm"; not "the robot arm")."""
+    return i > 0 and words[i] in lexicon.ARM_NOUNS and words[i - 1] in lexicon.WHICH_ARMS
+
+
+def _polite(said: list[str]) -> bool:
+    """Whether a run of words left out is politeness only: a negation in it only of a bother
+    ("if it's not too much trouble", "no rush")."""
+    words = set(said)
+    negated = words & lexicon.NEGATIONS
+    return words - negated <= _SAYS_NOTHING and (not negated or bool(words & _NO_BOTHER))
+
+
+def _runs(words: Sequence[str], indices: list[int]) -> list[list[int]]:
+    """``indices`` cut where they are not side by side and at punctuation (left out)."""
+    runs: list[list[int]] = []
+    for i in indices:
+        if words[i] in _PUNCTUATION:
+            runs.append([])
+        elif runs and runs[-1] and i == runs[-1][-1] + 1:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    return [run for run in runs if run]
+
+
+_PUNCTUATION = frozenset({",", ".", "!", "?", ";", ":"})
+
+
+def _content_of(said: list[str]) -> str | None:
+    """The content of one run of words left out, described, or None."""
+    objects = [w for w in said if w in _OBJECT_WORDS]
+    for k, word in enumerate(said):
+        if word in lexicon.NEGATIONS:
+            return f"the negation {_span(said, k)!r}"
+        if word in _WHEN and not (word == "once" and said[k - 1 : k] == ["at"]):  # "at once"
+            return f"the condition or time {_span(said, k)!r}"
+        if word in _WITHDRAWING:
+            return f"the withdrawal {_span(said, k)!r}"
+    if objects:
+        return f"the object phrase {_span(said, said.index(objects[0]))!r}"
+    return None
 
 
 def _phrases(request: Request) -> list[Reference]:

@@ -18,6 +18,7 @@ from typing import NamedTuple
 
 from claw.planner import lexicon
 from claw.planner.asking import acting_words, subject_verbs
+from claw.planner.audit import left_out_content, says_which_arms
 from claw.planner.chatter import narrated
 from claw.planner.exceptions import UnparseableError
 from claw.planner.forms import Request
@@ -57,6 +58,9 @@ class Draft:
     unknown: set[int] = field(default_factory=set)
     """Words the lexicon lacks that name nothing: always left out."""
     corrected: list[Change] = field(default_factory=list)
+    framed: set[int] = field(default_factory=set)
+    """Words a step reads as a frame, by token index (the robot said as the subject, a
+    dismissal, a heading): left out, but read."""
     refusal: UnparseableError | None = None
     """The first reason found that a reading leaves out what it cannot (:meth:`unread`)."""
 
@@ -69,17 +73,30 @@ class Draft:
     def reading(self, requests: list[Request], dropped: Collection[int] = ()) -> Reading | None:
         """The reading of :meth:`text` with ``dropped`` left out; None when a word the lexicon
         lacks is left out where it acts on what follows it (:meth:`unread`)."""
-        if self.unread(dropped) is not None:
+        if self.unread(dropped) is not None or self.unread_content(dropped) is not None:
             return None
         ignored = [self.words[i] for i in sorted(self.unknown | set(dropped))]
         return Reading(requests, tuple(ignored), tuple(self.corrected))
+
+    def unread_content(self, dropped: Collection[int], framed: Collection[int] = ()) -> str | None:
+        """What a reading that leaves out ``dropped`` and the unknown words, less the frames
+        (:attr:`framed`, and ``framed``), leaves out that carries content
+        (:func:`claw.planner.audit.left_out_content`); kept in :attr:`refusal`."""
+        left_out = (self.unknown | set(dropped)) - self.framed - set(framed)
+        found = left_out_content(self.words, left_out)
+        if found is not None and self.refusal is None:
+            self.refusal = UnparseableError(
+                f"cannot read {found} here: left out, the rest would run without it; say it "
+                "as a request of its own, or leave it out"
+            )
+        return found
 
     def unread(self, dropped: Collection[int] = ()) -> UnparseableError | None:
         """Why a reading that leaves out ``dropped`` and the unknown words cannot be run: an
         unknown word not in ``dropped`` (a step that leaves out a whole phrase) that acts on
         the noun phrase after it ("and cover it", "the shiny red block"): left out, the rest
         would say something else. Kept in :attr:`refusal` for the instruction's refusal."""
-        arms = sorted(i for i in self.unknown | set(dropped) if self._names_arms(i))
+        arms = sorted(i for i in self.unknown | set(dropped) if says_which_arms(self.words, i))
         if arms:  # "both arms hold the red block": which arms, left out
             said = " ".join(self.words[arms[0] - 1 : arms[0] + 1])
             self.refusal = self.refusal or UnparseableError(
@@ -98,11 +115,6 @@ class Draft:
             "would mean something else without it"
         )
         return self.refusal
-
-    def _names_arms(self, i: int) -> bool:
-        """Whether the word at ``i`` is an arm noun said with which arms ("both arms", "the
-        left hand"; not "the robot arm")."""
-        return i > 0 and self.words[i] in lexicon.ARM_NOUNS and self.words[i - 1] in _WHICH_ARMS
 
 
 def _fix_word(draft: Draft, i: int, scene_words: Collection[str]) -> None:
@@ -127,6 +139,7 @@ def draft_of(instruction: str, scene_words: Collection[str]) -> Draft:
     draft = Draft(casual_words(normalise(instruction)))
     subject, plain = narrated(draft.words)  # "the robot arm places ...": "place ..."
     draft.unknown |= subject
+    draft.framed |= subject
     for i, verb in plain.items():
         draft.corrected.append(Change(draft.words[i], verb))
         draft.words[i] = verb
@@ -152,9 +165,15 @@ def casual_words(text: str) -> list[str]:
         word = said.pop(0)
         if said and word + said[0] in lexicon.ABBREVIATIONS:  # "w/": read as typed
             word += said.pop(0)
-        full = lexicon.ABBREVIATIONS.get(word) or lexicon.CONTRACTIONS.get(word) or word
+        full = (
+            lexicon.ABBREVIATIONS.get(word)
+            or lexicon.CONTRACTIONS.get(word.replace("'", ""))
+            or _negated(word)
+        )
         if word == "its" and said[:1] and said[0] in lexicon.PLACE_LEADS:  # "so its behind the box"
             full = "it is"
+        if _contracted_is(word, said[:3]):  # "the green block's on the box": it is, not its
+            full = f"{word[:-2]} is"
         if words and words[-1] in _TABLE_PREPOSITIONS and word in _TABLES:  # "pick X from desk"
             full = f"the {full}"
         if word.endswith("s") and word[:-1] in lexicon.COLOR_WORDS:  # "both reds": red ones
@@ -163,6 +182,27 @@ def casual_words(text: str) -> list[str]:
     return words
 
 
-_WHICH_ARMS = {"both", "two", "left", "right", "other", "each", "either", "one"}
+def _contracted_is(word: str, after: list[str]) -> bool:
+    """Whether ``word`` is a noun with a contracted "is" before a place ("block's on top of"),
+    not a possessive ("the box's left side", "the block's left")."""
+    if not word.endswith("'s") or word[:-2] not in _NOUNS or not after:
+        return False
+    possessed = after[0] in lexicon.SIDE_WORDS and (after[1:2] or [""])[0] != "of"
+    return after[0] in lexicon.PLACE_LEADS and not possessed
+
+
+_NOUNS = {*lexicon.TYPE_WORDS, *lexicon.GENERIC_HEADS}
+
+
+def _negated(word: str) -> str:
+    """A negative contraction written out ("shouldn't": should not, "won't": will not), any
+    auxiliary's; another word as it is."""
+    if not word.endswith("n't") or len(word) < 5:
+        return word
+    base = word[:-3]
+    return f"{_IRREGULAR_NEGATIVES.get(base, base)} not"
+
+
+_IRREGULAR_NEGATIVES = {"wo": "will", "ca": "can", "sha": "shall", "ai": "is"}
 _TABLE_PREPOSITIONS = {"on", "onto", "from", "off", "of", "to", "across", "along"}
 _TABLES = {"table", *lexicon.TABLE_NAMES}

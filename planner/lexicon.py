@@ -58,6 +58,10 @@ OTHER_COLORS = ("white", "black")
 # Two-arm scenes (claw.planner.arms): what names an arm, and the verbs that pass an object to one.
 ARM_NOUNS = ("arms", "arm", "hands", "hand", "claws", "claw", "grippers", "gripper")
 HANDOVER_VERBS = ("hand over", "hand", "pass", "give", "transfer", "move", "put", "bring")
+WHICH_ARMS = frozenset({"both", "two", "left", "right", "other", "each", "either", "one",
+                        "middle", "third", "fourth", "center", "extra"})  # fmt: skip
+"""Words that say which arm before an arm noun ("both arms", "the other gripper", "the middle
+arm"): an arm noun after one is never left out unread."""
 
 PLACE_VERBS = ("put", "place", "move", "set", "drop", "stick", "position", "lay", "bring",
                "transfer", "relocate", "carry", "deposit", "load", "throw", "toss", "insert",
@@ -211,7 +215,12 @@ CONTRACTIONS = {"dont": "do not", "doesnt": "does not", "isnt": "is not", "arent
                 "im": "i am", "id": "i'd", "ive": "i have", "youre": "you are",
                 "thats": "that is", "whats": "what is", "theyre": "they are",
                 "shouldnt": "should not", "couldnt": "could not", "wouldnt": "would not",
-                "didnt": "did not", "theres": "there is", "heres": "here is"}  # fmt: skip
+                "didnt": "did not", "theres": "there is", "heres": "here is",
+                "youd": "you would", "youll": "you will", "youve": "you have",
+                "theyd": "they would", "theyll": "they will", "theyve": "they have",
+                "itll": "it will", "weve": "we have"}  # fmt: skip
+"""Contractions, keyed without their apostrophe (typed with one or not), written out; those
+that spell another word without it ("we'll", "i'll", "it's") are not here."""
 # Words that only hedge or soften: a reading may leave them out ("um so basically i want the
 # red block in the box ok"), as it leaves out words it does not know.
 HEDGES = ("like", "just", "so", "really", "actually", "maybe", "perhaps", "basically", "simply",

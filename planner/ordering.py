@@ -166,12 +166,33 @@ def above(name: str, below: dict[str, str]) -> list[str]:
     return found
 
 
+OPPOSITES = {"left_of": "right_of", "right_of": "left_of", "behind": "in_front_of",
+             "in_front_of": "behind"}  # fmt: skip
+"""Relations that cannot both hold of the same two objects."""
+
+
+def _check_opposites(goal: list[Predicate]) -> None:
+    """Refuse a relation said with its opposite (:data:`OPPOSITES`) or with its negation."""
+    said = {str(p) for p in goal}
+    for predicate in goal:
+        opposite = OPPOSITES.get(predicate.name)
+        clashes = [f"not({predicate})"]
+        if opposite is not None:
+            clashes.append(str(Predicate.of(opposite, *predicate.args)))
+        for clash in clashes:
+            if clash in said:
+                raise UnsupportedError(f"{predicate} and {clash} cannot both hold")
+
+
 def check_conflicts(goal: list[Predicate]) -> None:
-    """Refuse goals that no order reaches: support cycles, two supports for one object.
+    """Refuse goals that no order reaches: support cycles, two supports for one object, a
+    relation and its opposite ("left of the red block and right of it"), a predicate and its
+    negation.
 
     Raises:
         UnsupportedError: naming the predicates in conflict.
     """
+    _check_opposites(goal)
     rests: dict[str, tuple[str, Predicate]] = {}  # object -> (what it rests on, the goal saying so)
     for predicate in goal:
         pairs: list[tuple[str, str]] = []

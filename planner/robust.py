@@ -40,6 +40,7 @@ from dataclasses import replace
 from claw.common.exceptions import ClawError
 from claw.planner import lexicon
 from claw.planner.asking import acting_words, not_asked, stated, verb_slots
+from claw.planner.audit import left_out_content
 from claw.planner.chatter import (
     SUBORDINATORS,
     asides,
@@ -165,7 +166,8 @@ def read_instruction(
     instruction: str, scene_words: Collection[str] = (), check: Check | None = None
 ) -> Reading:
     """The requests of an instruction, read as typed where the grammar can, else with the
-    changes of this module's steps, each reported.
+    changes of this module's steps, each reported; refused when what a reading left out
+    carries content (:func:`claw.planner.audit.left_out_content`).
 
     ``scene_words``: the colours and types the scene has (``red``, ``box``), to choose between
     corrections equally near. ``check``: refuses the requests of a changed reading that cannot
@@ -173,9 +175,17 @@ def read_instruction(
 
     Raises:
         UnparseableError: nothing safe makes it read (the grammar's own message, or the word
-            that could name something and was not understood).
+            that could name something and was not understood), or every reading left out a
+            negation, a condition, an object phrase (named).
         AmbiguousError, UnsupportedError: as the grammar raises them.
     """
+    return _read(instruction, scene_words, check)
+
+
+def _read(
+    instruction: str, scene_words: Collection[str] = (), check: Check | None = None
+) -> Reading:
+    """:func:`read_instruction`'s reading, before what it left out is checked."""
     if len(instruction) <= MAX_INSTRUCTION_CHARS:
         words = casual_words(normalise(instruction))
         unasked = not_asked(instruction, words)
@@ -198,12 +208,14 @@ def read_instruction(
     if reading is not None:
         return reading
     base: set[int] = set()
-    stages = (table_adjuncts(draft.words), chatter(draft.words), dismissals(draft.words),
-              purposes(draft.words),
-              preambles(draft.words),
+    verbless = not set(draft.words) & verb_words()
+    frames = (table_adjuncts(draft.words), dismissals(draft.words), purposes(draft.words),
+              headings(draft.words), spots(draft.words), but_preambles(draft.words),
+              wish(draft.words) if verbless else set())  # fmt: skip
+    draft.framed |= set().union(*frames)  # read as frames: left out, not unread
+    stages = (frames[0], chatter(draft.words), frames[1], frames[2], preambles(draft.words),
               codas(draft.words), asides(draft.words, draft.unknown), but_preambles(draft.words),
-              headings(draft.words),
-              spots(draft.words), tails(draft.words))  # fmt: skip
+              frames[3], frames[4], tails(draft.words))  # fmt: skip
     for dropped in stages:
         base |= dropped
         requests = _attempt(draft.text(base), check)
@@ -211,7 +223,6 @@ def read_instruction(
         if taken is not None:
             return taken
     hedges = {i for i, w in enumerate(draft.words) if w in lexicon.HEDGES}
-    verbless = not set(draft.words) & verb_words()
     reading = _corrected(draft, base, hedges, check, verbless)
     if reading is not None:
         return reading
@@ -269,7 +280,10 @@ def _placements_alone(draft: Draft, check: Check | None) -> Reading | None:
     if requests is None or text is None:
         return None
     said = set(text.split())
-    ignored = [w for i, w in enumerate(draft.words) if i in draft.unknown or w not in said]
+    left_out = {i for i, w in enumerate(draft.words) if i in draft.unknown or w not in said}
+    if draft.unread_content(left_out) is not None:  # "if it rains, ...", "yesterday ..."
+        return None
+    ignored = [draft.words[i] for i in sorted(left_out)]
     return Reading(requests, tuple(ignored), tuple(draft.corrected))
 
 
@@ -279,7 +293,7 @@ def _adjunct_reading(words: list[str], check: Check | None) -> Reading | None:
     adjunct = table_adjuncts(words)
     if not adjunct:
         return None
-    draft = Draft(words)
+    draft = Draft(words, framed=set(adjunct))
     requests = _attempt(draft.text(adjunct), check)
     return None if requests is None else draft.reading(requests, adjunct)
 
@@ -292,8 +306,8 @@ def _by_parts(draft: Draft, scene_words: Collection[str], check: Check | None) -
     to the red box"); None when another does not read."""
     text = draft.text()
     parts = split_parts(text) if text else []
-    if not 2 <= len(parts) <= MAX_PARTS_ALONE:
-        return None
+    if not 2 <= len(parts) <= MAX_PARTS_ALONE or draft.unread_content(set()) is not None:
+        return None  # the words it lacks are left out of every part: "scratch that"
     requests: list[Request] = []
     ignored: list[str] = [draft.words[i] for i in sorted(draft.unknown)]
     corrected: list[Change] = list(draft.corrected)
@@ -303,9 +317,10 @@ def _by_parts(draft: Draft, scene_words: Collection[str], check: Check | None) -
             reading = read_instruction(part, scene_words, _in_context(check, list(requests)))
         except UnparseableError:
             words = casual_words(part)
-            if not has_content(words, range(len(words))) or (
-                k + 1 < len(parts) and _collective_heading(words)
-            ):
+            empty = not has_content(words, range(len(words)))
+            if empty and left_out_content(words, range(len(words))) is not None:
+                return None  # "... actually scratch that, forget it": no part to skip
+            if empty or (k + 1 < len(parts) and _collective_heading(words)):
                 ignored.extend(words)
             elif k + 1 < len(parts) and k != joined and reads_as_objects(part):  # "the blue
                 parts[k + 1], joined = f"{part} , {parts[k + 1]}", k + 1  # block. put it …"
@@ -320,7 +335,7 @@ def _by_parts(draft: Draft, scene_words: Collection[str], check: Check | None) -
         turn += 1
         ignored.extend(reading.ignored)
         corrected.extend(reading.corrected)
-    asked = any(r.action != "note" for r in requests)
+    asked = any(r.action != "note" for r in requests)  # each part's reading was checked
     return Reading(requests, tuple(ignored), tuple(corrected)) if asked else None
 
 
@@ -419,9 +434,10 @@ def _first_reading(
             if soft is None:
                 continue
             requests, also = soft.requests, soft.ignored
-        left_out = draft.unknown | dropped | {indices[i] for i in rewrite.dropped}
-        if draft.unread(dropped | {indices[i] for i in rewrite.dropped}) is not None:
-            continue  # a word it lacks, left out where it acts on what follows it
+        framed = {indices[i] for i in rewrite.dropped}  # the rewrite's frame: read
+        left_out = draft.unknown | dropped | framed
+        if draft.unread(dropped | framed) or draft.unread_content(dropped, framed):
+            continue  # a word it lacks that acts, or content, left out
         corrected = list(draft.corrected)
         if rewrite.participle is not None:  # read as its verb
             left_out.discard(indices[rewrite.participle])

@@ -13,8 +13,9 @@ from claw.common.exceptions import ClawError
 from claw.envs import TabletopEnv
 from claw.envs.exceptions import UnknownObjectError
 from claw.planner import OfflinePlanner
-from claw.planner.audit import unread_part
+from claw.planner.audit import left_out_content, unread_part
 from claw.planner.base import Reader
+from claw.planner.draft import casual_words
 from claw.planner.exceptions import AmbiguousError, UnparseableError, UnsupportedError
 from claw.planner.forms import Reference, Request
 from claw.planner.hybrid import HybridPlanner
@@ -39,6 +40,11 @@ PARTLY_READ = {
     "which arms, left out": "both arms hold the red block",
     "an order left out": "put the red block in the blue box after you move the green block",
     "put back: where it was": "put the red block back",  # it was a push 10 cm back
+    # what a whole reading left out (a frame it dropped): each ran as the rest
+    "a condition before the request": "after lunch move the yellow block into the red box",
+    "a time": "tomorrow put the red block in the blue box",
+    "reported speech": "someone told me you would put the green block in the red box",
+    "a withdrawal after it": "put the green block in the red box. actually, cancel that",
 }
 STILL_READ = {
     "an adverb": ("put the red block in the blue box quickly", ["in(red_block, blue_box)"]),
@@ -64,6 +70,18 @@ STILL_READ = {
         ["in(green_block, red_box)"],
     ),
     "a rank from a side": ("pick up the first leftmost block", ["holding(yellow_block)"]),
+    "politeness with a negation of a bother": (
+        "if you don't mind, put the green block in the red box",
+        ["in(green_block, red_box)"],
+    ),
+    "politeness with a contraction": (
+        "whenever you're ready, stack the yellow block on the green block",
+        ["on(yellow_block, green_block)"],
+    ),
+    "no trouble": (
+        "if it's no trouble, put the blue block in the red box",
+        ["in(blue_block, red_box)"],
+    ),
     "apart from each of several": (
         "move the yellow block apart from the green and red blocks",
         ["not(next_to(yellow_block, green_block))", "not(next_to(yellow_block, red_block))"],
@@ -84,6 +102,60 @@ def test_what_says_nothing_more_is_still_left_out(
     default_env: TabletopEnv, instruction: str, goal: list[str]
 ) -> None:
     assert goal_of(default_env, instruction) == goal
+
+
+@pytest.mark.parametrize(
+    ("said", "named"),
+    [  # [...]: the words the reading left out
+        ("[if it rains ,] put it", "the condition or time 'if it rains'"),
+        ("put it [, scratch that]", "the withdrawal 'scratch that'"),
+        ("[she said you would] put it", "what was said 'she said you would'"),
+        ("[do not] put it", "the negation 'not'"),
+        ("put it in the [red] box", "the object phrase 'red'"),
+        ("hand it to the middle [arm]", "the arms 'middle arm'"),
+        ("put them [both at once]", None),  # together, not a time
+        ("[if it is not too much trouble ,] put it", None),
+        ("[good morning !] put it", None),
+    ],
+)
+def test_what_a_reading_left_out_is_judged_by_its_content(said: str, named: str | None) -> None:
+    words, left_out, inside = [], set(), False
+    for token in said.replace("[", "[ ").replace("]", " ]").split():
+        if token in "[]":
+            inside = token == "["
+            continue
+        if inside:
+            left_out.add(len(words))
+        words.append(token)
+    assert left_out_content(words, left_out) == named
+
+
+@pytest.mark.parametrize(
+    "instruction",
+    [
+        "put the blue block to the left of the red block and to the right of the red block",
+        "put the green block behind the red block and in front of the red block",
+    ],
+)
+def test_a_relation_and_its_opposite_are_refused(
+    default_env: TabletopEnv, instruction: str
+) -> None:
+    with pytest.raises(UnsupportedError, match="cannot both hold"):
+        OfflinePlanner().plan(instruction, default_env)
+
+
+@pytest.mark.parametrize(
+    ("typed", "read"),
+    [
+        ("the red block shouldn't be there", "the red block should not be there"),
+        ("it won't fit", "it will not fit"),
+        ("the green block's on the red block", "the green block is on the red block"),
+        ("the box's left side", "the box's left side"),  # a possessive
+        ("you'd put it", "you would put it"),
+    ],
+)
+def test_contractions_are_written_out(typed: str, read: str) -> None:
+    assert " ".join(casual_words(typed)) == read
 
 
 def test_a_clause_read_in_part_is_named() -> None:
@@ -108,6 +180,16 @@ def stacked_env() -> Iterator[TabletopEnv]:
     env.reset(seed=0, options={"scene": "stacked"})
     yield env
     env.close()
+
+
+def test_an_arm_no_scene_has_is_refused() -> None:
+    env = TabletopEnv(scene="two_arms")
+    env.reset(seed=0)
+    try:
+        with pytest.raises(UnparseableError, match="middle arm"):
+            OfflinePlanner().plan("pass the red block to the middle arm", env)
+    finally:
+        env.close()
 
 
 def test_a_second_clause_on_a_phrase_that_finds_nothing_is_not_dropped(
