@@ -31,7 +31,14 @@ from claw.planner.forms import Reference, Request
 from claw.planner.parsing import tokens
 from claw.planner.spelling import verb_words
 
-__all__ = ["CONDITIONS", "left_out_content", "says_which_arms", "unread_part"]
+__all__ = [
+    "CONDITIONS",
+    "left_out_content",
+    "reported_speech",
+    "says_nothing",
+    "says_which_arms",
+    "unread_part",
+]
 
 CONDITIONS = frozenset({*SUBORDINATORS, "unless", "until", "till"})
 """Words that make what follows them a condition on the request."""
@@ -41,7 +48,19 @@ _WHEN = frozenset({*CONDITIONS, "after", "before", "soon", "yesterday", "earlier
 _SAYING = frozenset({"said", "says", "told", "tells", "asked", "asks", "mentioned", "claimed",
                      "claims", "wrote", "suggested", "promised", "reported"})  # fmt: skip
 """Verbs of reported speech: a request said to have been said is not one made."""
-_WITHDRAWING = frozenset({"forget", "cancel", "scratch", "nevermind", "disregard", "ignore"})
+_WITHDRAWING = frozenset({"forget", "cancel", "scratch", "nevermind", "nvm", "disregard", "ignore",
+                          "jk", "kidding", "joking"})  # fmt: skip
+_TIMES = frozenset({"hour", "hours", "hourly", "day", "days", "daily", "week", "weekly",
+                    "weekend", "morning", "afternoon", "evening", "night", "tonight", "noon",
+                    "midnight", "oclock", "o'clock", "pm", "monday", "tuesday", "wednesday",
+                    "thursday", "friday", "saturday", "sunday"})  # fmt: skip
+"""Words that name a time ("every hour", "at noon"): a time the request is for, not now."""
+_NEXT = frozenset({"then", "afterwards", "afterward"})
+"""Words that start a clause of its own after another ("…, then feed the fish")."""
+_OWN_STEP_FIRST = frozenset({"after", "once", "when"})
+_SUBJECTS = frozenset({"you", "i", "we", "they", "he", "she"})
+_SPEAKER = frozenset({"i", "we", "im"})
+"""Subjects of a clause about the speaker ("then i'm off"), which asks the robot nothing."""
 _POLITE = frozenset({
     "you", "your", "can", "could", "would", "will", "it", "is", "are", "too", "much", "trouble",
     "hard", "possible", "mind", "do", "does", "get", "have", "has", "a", "an", "the", "chance",
@@ -113,18 +132,44 @@ def left_out_content(words: Sequence[str], left_out: Collection[int]) -> str | N
     arms said with which, or a verb of the reader's beside an object, do."""
     for run in _runs(words, sorted(left_out)):
         said = [words[i] for i in run]
-        if _polite(said):
+        if says_nothing(said) or _own_step_first(words, run):
             continue
-        found = _content_of(said)
-        arms = [i for i in run if says_which_arms(words, i)]
-        if found is None and arms:  # "to the middle arm": "middle" read, "arm" left out
-            found = f"the arms {' '.join(words[arms[0] - 1 : arms[0] + 1])!r}"
-        after = words[run[-1] + 1] if run[-1] + 1 < len(words) else "."
-        if found is None and set(said) & _SAYING and after in verb_words():
-            found = f"what was said {_span(said, 0)!r}"  # "my colleague said you would put …"
+        found = _content_of(said) or _arms_of(words, run) or reported_speech(words, run)
         if found is not None:
             return found
     return None
+
+
+def _own_step_first(words: Sequence[str], run: list[int]) -> bool:
+    """Whether a run is "after you" / "once you" before a verb of the reader's: the robot's
+    own first step ("after you pick up the blue block, set it …"), which is read."""
+    said = [words[i] for i in run]
+    after = words[run[-1] + 1] if run[-1] + 1 < len(words) else "."
+    return said[0] in _OWN_STEP_FIRST and set(said[1:]) <= {"you", "have"} and after in verb_words()
+
+
+def _arms_of(words: Sequence[str], run: list[int]) -> str | None:
+    """The arms a run says, left out ("the middle arm": "middle" read, "arm" left out; "arm
+    number 3"), described, or None."""
+    for i in run:
+        if says_which_arms(words, i):
+            return f"the arms {' '.join(words[i - 1 : i + 1])!r}"
+        k = i + 2 if words[i + 1 : i + 2] in (["number"], ["no"], ["#"]) else i + 1
+        if words[i] in lexicon.ARM_NOUNS and k < len(words) and words[k].isdigit():
+            return f"the arms {' '.join(words[i : k + 1])!r}"
+    return None
+
+
+def reported_speech(words: Sequence[str], run: list[int]) -> str | None:
+    """Reported speech in a run ("my colleague said you would", "someone told me you'd
+    stacked"): a verb of saying with a clause of its own after it, described, or None."""
+    said = [words[i] for i in run]
+    saying = [k for k, w in enumerate(said) if w in _SAYING]
+    if not saying:
+        return None
+    after = words[run[-1] + 1] if run[-1] + 1 < len(words) else "."
+    subject = set(said[saying[0] + 1 :]) & _SUBJECTS
+    return f"what was said {_span(said, 0)!r}" if subject or after in verb_words() else None
 
 
 def says_which_arms(words: Sequence[str], i: int) -> bool:
@@ -133,9 +178,9 @@ def says_which_arms(words: Sequence[str], i: int) -> bool:
     return i > 0 and words[i] in lexicon.ARM_NOUNS and words[i - 1] in lexicon.WHICH_ARMS
 
 
-def _polite(said: list[str]) -> bool:
-    """Whether a run of words left out is politeness only: a negation in it only of a bother
-    ("if it's not too much trouble", "no rush")."""
+def says_nothing(said: Sequence[str]) -> bool:
+    """Whether words left out are politeness only: a negation in them only of a bother ("if
+    it's not too much trouble", "no rush")."""
     words = set(said)
     negated = words & lexicon.NEGATIONS
     return words - negated <= _SAYS_NOTHING and (not negated or bool(words & _NO_BOTHER))
@@ -161,12 +206,17 @@ def _content_of(said: list[str]) -> str | None:
     """The content of one run of words left out, described, or None."""
     objects = [w for w in said if w in _OBJECT_WORDS]
     for k, word in enumerate(said):
+        before = said[k - 1] if k else ""
         if word in lexicon.NEGATIONS:
             return f"the negation {_span(said, k)!r}"
-        if word in _WHEN and not (word == "once" and said[k - 1 : k] == ["at"]):  # "at once"
-            return f"the condition or time {_span(said, k)!r}"
+        if (word in _WHEN and not (word == "once" and before == "at")) or (  # "at once"
+            (word in _TIMES and before != "good") or (word == "case" and before == "in")
+        ):
+            return f"the condition or time {_span(said, max(k - 1, 0))!r}"
         if word in _WITHDRAWING:
             return f"the withdrawal {_span(said, k)!r}"
+        if word in _NEXT and said[k + 1 : k + 2] and said[k + 1] not in _SPEAKER:
+            return f"the clause {_span(said, k)!r}"  # "then feed the fish", not "then i'm off"
     if objects:
         return f"the object phrase {_span(said, said.index(objects[0]))!r}"
     return None

@@ -124,7 +124,10 @@ def _fix_word(draft: Draft, i: int, scene_words: Collection[str]) -> None:
     after = draft.words[i + 1] if i + 1 < len(draft.words) else ""
     meant = read_word(typed, before, after, scene_words)
     earlier = draft.words[i - 2] if i > 1 else ""
-    if meant is None and heads_a_phrase(before, after, earlier):  # "out of the way": a thing
+    heads = heads_a_phrase(before, after, earlier)
+    if heads and meant is not None and meant.word.split()[-1] not in _HEADS:
+        meant = None  # "the blue stapler" is no "blue smaller": a noun is read as a noun
+    if meant is None and heads:  # "out of the way": a thing
         return  # kept: only a step that leaves out its whole phrase ("when you get a chance")
     if meant is None:
         draft.unknown.add(i)
@@ -172,7 +175,7 @@ def casual_words(text: str) -> list[str]:
         )
         if word == "its" and said[:1] and said[0] in lexicon.PLACE_LEADS:  # "so its behind the box"
             full = "it is"
-        if _contracted_is(word, said[:3]):  # "the green block's on the box": it is, not its
+        if _contracted_is(word, said[:4]):  # "the green block's on the box": it is, not its
             full = f"{word[:-2]} is"
         if words and words[-1] in _TABLE_PREPOSITIONS and word in _TABLES:  # "pick X from desk"
             full = f"the {full}"
@@ -187,22 +190,32 @@ def _contracted_is(word: str, after: list[str]) -> bool:
     not a possessive ("the box's left side", "the block's left")."""
     if not word.endswith("'s") or word[:-2] not in _NOUNS or not after:
         return False
+    while after and after[0] in _STILL:  # "the block's already in the box"
+        after = after[1:]
+    if not after:
+        return False
     possessed = after[0] in lexicon.SIDE_WORDS and (after[1:2] or [""])[0] != "of"
     return after[0] in lexicon.PLACE_LEADS and not possessed
 
 
 _NOUNS = {*lexicon.TYPE_WORDS, *lexicon.GENERIC_HEADS}
+_HEADS = {*_NOUNS, *lexicon.REGION_HEADS, *lexicon.SIDE_WORDS, "table", *lexicon.TABLE_NAMES,
+          *lexicon.ARM_NOUNS}  # fmt: skip
+"""What a word typed where a noun phrase's noun stands may be corrected to."""
+_STILL = {"already", "still", "now", "just", "also", "not"}
 
 
 def _negated(word: str) -> str:
-    """A negative contraction written out ("shouldn't": should not, "won't": will not), any
-    auxiliary's; another word as it is."""
-    if not word.endswith("n't") or len(word) < 5:
-        return word
-    base = word[:-3]
-    return f"{_IRREGULAR_NEGATIVES.get(base, base)} not"
+    """A negative contraction written out, with its apostrophe or without ("shouldn't",
+    "mustnt": must not; "won't": will not), any auxiliary's; another word as it is."""
+    base = word[:-3] if word.endswith("n't") else word[:-2] if word.endswith("nt") else ""
+    base = _IRREGULAR_NEGATIVES.get(base, base)
+    return f"{base} not" if base in _AUXILIARIES else word
 
 
 _IRREGULAR_NEGATIVES = {"wo": "will", "ca": "can", "sha": "shall", "ai": "is"}
+_AUXILIARIES = {"do", "does", "did", "is", "are", "was", "were", "has", "have", "had", "can",
+                "could", "will", "would", "shall", "should", "must", "might", "need", "dare",
+                "may"}  # fmt: skip
 _TABLE_PREPOSITIONS = {"on", "onto", "from", "off", "of", "to", "across", "along"}
 _TABLES = {"table", *lexicon.TABLE_NAMES}

@@ -78,7 +78,7 @@ APPROACH_VERBS = ("go to", "go towards", "go toward", "approach", "reach for", "
                   "locate")  # fmt: skip
 """Moves of the claw alone ("go towards the yellow block and lift it"): they name what comes
 next, and ask for nothing the next request's skill does not do."""
-NEGATIONS = frozenset({"not", "no", "never", "without", "nothing", "none"})
+NEGATIONS = frozenset({"not", "no", "never", "without", "nothing", "none", "cannot"})
 """Words that turn a request around: never left out as saying nothing, and no rewrite of
 :mod:`claw.planner.indirect` is made where one is said (but the one of what is not wanted)."""
 HOLDING_VERBS = ("hold", "holds", "holding", "contain", "contains", "containing")

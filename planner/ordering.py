@@ -172,22 +172,27 @@ OPPOSITES = {"left_of": "right_of", "right_of": "left_of", "behind": "in_front_o
 
 
 def _check_opposites(goal: list[Predicate]) -> None:
-    """Refuse a relation said with its opposite (:data:`OPPOSITES`) or with its negation."""
+    """Refuse a relation said with its opposite (:data:`OPPOSITES`), with itself the other way
+    round ("a left of b" and "b left of a"), or with its negation; one object at two regions."""
     said = {str(p) for p in goal}
+    regions: dict[str, str] = {}
     for predicate in goal:
-        opposite = OPPOSITES.get(predicate.name)
+        args = list(predicate.args)
         clashes = [f"not({predicate})"]
-        if opposite is not None:
-            clashes.append(str(Predicate.of(opposite, *predicate.args)))
+        if predicate.name in OPPOSITES:
+            clashes.append(str(Predicate.of(OPPOSITES[predicate.name], *args)))
+            clashes.append(str(Predicate.of(predicate.name, *args[::-1])))
+        if predicate.name == "at":
+            clashes.append(f"at({args[0]}, {regions.setdefault(args[0], args[1])})")
         for clash in clashes:
-            if clash in said:
+            if clash in said and clash != str(predicate):
                 raise UnsupportedError(f"{predicate} and {clash} cannot both hold")
 
 
 def check_conflicts(goal: list[Predicate]) -> None:
     """Refuse goals that no order reaches: support cycles, two supports for one object, a
-    relation and its opposite ("left of the red block and right of it"), a predicate and its
-    negation.
+    relation and its opposite ("left of the red block and right of it") or the other way round,
+    a predicate and its negation, one object at two regions.
 
     Raises:
         UnsupportedError: naming the predicates in conflict.

@@ -40,7 +40,7 @@ from dataclasses import replace
 from claw.common.exceptions import ClawError
 from claw.planner import lexicon
 from claw.planner.asking import acting_words, not_asked, stated, verb_slots
-from claw.planner.audit import left_out_content
+from claw.planner.audit import left_out_content, reported_speech, says_nothing
 from claw.planner.chatter import (
     SUBORDINATORS,
     asides,
@@ -211,7 +211,7 @@ def _read(
     verbless = not set(draft.words) & verb_words()
     frames = (table_adjuncts(draft.words), dismissals(draft.words), purposes(draft.words),
               headings(draft.words), spots(draft.words), but_preambles(draft.words),
-              wish(draft.words) if verbless else set())  # fmt: skip
+              _wish_frame(draft.words) if verbless else set())  # fmt: skip
     draft.framed |= set().union(*frames)  # read as frames: left out, not unread
     stages = (frames[0], chatter(draft.words), frames[1], frames[2], preambles(draft.words),
               codas(draft.words), asides(draft.words, draft.unknown), but_preambles(draft.words),
@@ -244,6 +244,23 @@ def _read(
     if reading is None:
         raise draft.refusal or refusal
     return reading
+
+
+def _a_clause_unread(words: list[str]) -> bool:
+    """Whether a part that reads as nothing is a clause of its own ("then feed the fish",
+    "scratch that, forget it"), not a label ("out:"), politeness or the speaker's own ("i'm
+    off")."""
+    said = [w for w in words if w not in {",", ".", "!", "?", ";", ":"}]
+    if left_out_content(words, range(len(words))) is not None:
+        return True
+    return len(said) > 1 and not says_nothing(said) and said[0] not in {"i", "we", "im"}
+
+
+def _wish_frame(words: list[str]) -> set[int]:
+    """The words of a wish said before a verbless request ("i'd love it if …"), as a frame;
+    none when they report speech ("someone told me you'd stacked …")."""
+    wished = wish(words)
+    return set() if reported_speech(words, sorted(wished)) else wished
 
 
 def _refuse_unknown_verbs(draft: Draft, refusal: UnparseableError) -> None:
@@ -318,8 +335,8 @@ def _by_parts(draft: Draft, scene_words: Collection[str], check: Check | None) -
         except UnparseableError:
             words = casual_words(part)
             empty = not has_content(words, range(len(words)))
-            if empty and left_out_content(words, range(len(words))) is not None:
-                return None  # "... actually scratch that, forget it": no part to skip
+            if empty and _a_clause_unread(words):
+                return None  # "..., then feed the fish", "... scratch that": a part of its own
             if empty or (k + 1 < len(parts) and _collective_heading(words)):
                 ignored.extend(words)
             elif k + 1 < len(parts) and k != joined and reads_as_objects(part):  # "the blue

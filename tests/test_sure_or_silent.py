@@ -45,6 +45,15 @@ PARTLY_READ = {
     "a time": "tomorrow put the red block in the blue box",
     "reported speech": "someone told me you would put the green block in the red box",
     "a withdrawal after it": "put the green block in the red box. actually, cancel that",
+    "a withdrawal as a joke": "put the red block in the blue box jk",
+    "a time named": "every morning put the red block in the blue box",
+    "in case of": "in case of fire, put the green block in the red box",
+    "a clause of its own after then": "put the red block in the blue box, then feed the cat",
+    "reported speech, contracted": "someone told me you'd stacked the green block on the red block",
+    "a prohibition without an apostrophe": "you mustnt put the green block in the red box",
+    "cannot": "you cant put the green block in the red box",
+    "a numbered arm": "arm number 2, put the red block in the blue box",
+    "a noun corrected to a modifier": "set the blue stapler in front of the red block",
 }
 STILL_READ = {
     "an adverb": ("put the red block in the blue box quickly", ["in(red_block, blue_box)"]),
@@ -82,6 +91,22 @@ STILL_READ = {
         "if it's no trouble, put the blue block in the red box",
         ["in(blue_block, red_box)"],
     ),
+    "the robot's own first step": (
+        "after you pick up the blue block, put it in the red box",
+        ["in(blue_block, red_box)"],
+    ),
+    "the speaker's own next step": (
+        "put the green block on the red block. then i'm off",
+        ["on(green_block, red_block)"],
+    ),
+    "a wish before a verbless request": (
+        "i'd love it if the blue block were in the red box",
+        ["in(blue_block, red_box)"],
+    ),
+    "a greeting with a time": (
+        "good evening, put the red block in the blue box",
+        ["in(red_block, blue_box)"],
+    ),
     "apart from each of several": (
         "move the yellow block apart from the green and red blocks",
         ["not(next_to(yellow_block, green_block))", "not(next_to(yellow_block, red_block))"],
@@ -113,6 +138,12 @@ def test_what_says_nothing_more_is_still_left_out(
         ("[do not] put it", "the negation 'not'"),
         ("put it in the [red] box", "the object phrase 'red'"),
         ("hand it to the middle [arm]", "the arms 'middle arm'"),
+        ("[arm number 3 ,] put it", "the arms 'arm number 3'"),
+        ("put it [, then feed the cat]", "the clause 'then feed the cat'"),
+        ("put it [. then i am off]", None),  # the speaker's own
+        ("[every hour] put it", "the condition or time 'every hour'"),
+        ("[someone told me you would stacked] it", "what was said 'someone told me you would'"),
+        ("[after you] pick it up", None),  # the robot's own first step
         ("put them [both at once]", None),  # together, not a time
         ("[if it is not too much trouble ,] put it", None),
         ("[good morning !] put it", None),
@@ -135,6 +166,8 @@ def test_what_a_reading_left_out_is_judged_by_its_content(said: str, named: str 
     [
         "put the blue block to the left of the red block and to the right of the red block",
         "put the green block behind the red block and in front of the red block",
+        "put the blue block left of the green block and the green block left of the blue block",
+        "put the red block at the far left corner and also at the near right corner",
     ],
 )
 def test_a_relation_and_its_opposite_are_refused(
@@ -152,6 +185,9 @@ def test_a_relation_and_its_opposite_are_refused(
         ("the green block's on the red block", "the green block is on the red block"),
         ("the box's left side", "the box's left side"),  # a possessive
         ("you'd put it", "you would put it"),
+        ("you mustnt put it", "you must not put it"),
+        ("you cant put it", "you cannot put it"),
+        ("the block's already in the box", "the block is already in the box"),
     ],
 )
 def test_contractions_are_written_out(typed: str, read: str) -> None:
