@@ -195,7 +195,11 @@ def subject_verbs(words: list[str]) -> set[int]:
     word the lexicon lacks there is what the clause says of its subject, not a word to skip."""
     found: set[int] = set()
     for i in range(1, len(words) - 1):
-        if words[i - 1] not in _OBJECT_WORDS or words[i + 1] not in lexicon.PLACE_LEADS:
+        subject = words[i - 1] in _OBJECT_WORDS or (  # "the blue block is sitting on …"
+            words[i - 1] in COPULAS and i > 1 and words[i - 2] in _OBJECT_WORDS
+        )
+        place = words[i + 1] in lexicon.PLACE_LEADS or words[i + 1] in _PARTICLES
+        if not subject or not place:  # "ended up in", "sits to the left of"
             continue
         start = i - sum(1 for _ in itertools.takewhile(_in_clause, reversed(words[:i])))
         if start == 0 or words[start - 1] not in verb_words():  # no verb before it
@@ -203,6 +207,8 @@ def subject_verbs(words: list[str]) -> set[int]:
     return found
 
 
+_PARTICLES = {"up", "down", "over", "back", "to"}
+"""Words between a verb and its place ("ended up in", "sits to the left of")."""
 _POSSESSIVES = {"my", "your", "our", "his", "her"}
 _PHRASE_STARTS = {*_NAMING_LEADS, *lexicon.NUMBER_WORDS, "it", "them"} - {*lexicon.COLOR_WORDS}
 """Words a noun phrase that something is done to starts with."""

@@ -26,10 +26,11 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 
 from claw.planner import lexicon
+from claw.planner.asking import subject_verbs
 from claw.planner.chatter import SUBORDINATORS
 from claw.planner.forms import Reference, Request
 from claw.planner.parsing import tokens
-from claw.planner.spelling import verb_words
+from claw.planner.spelling import verb_words, vocabulary
 
 __all__ = [
     "CONDITIONS",
@@ -43,7 +44,8 @@ __all__ = [
 CONDITIONS = frozenset({*SUBORDINATORS, "unless", "until", "till"})
 """Words that make what follows them a condition on the request."""
 _WHEN = frozenset({*CONDITIONS, "after", "before", "soon", "yesterday", "earlier", "ago",
-                   "previously", "beforehand", "tomorrow", "later", "tonight"})  # fmt: skip
+                   "previously", "beforehand", "tomorrow", "later", "tonight", "provided",
+                   "providing", "assuming", "supposing", "whilst", "lest"})  # fmt: skip
 """Words that say when: a condition, an order, a time ("as soon as", "yesterday")."""
 _SAYING = frozenset({"said", "says", "told", "tells", "asked", "asks", "mentioned", "claimed",
                      "claims", "wrote", "suggested", "promised", "reported"})  # fmt: skip
@@ -55,11 +57,18 @@ _TIMES = frozenset({"hour", "hours", "hourly", "day", "days", "daily", "week", "
                     "midnight", "oclock", "o'clock", "pm", "monday", "tuesday", "wednesday",
                     "thursday", "friday", "saturday", "sunday"})  # fmt: skip
 """Words that name a time ("every hour", "at noon"): a time the request is for, not now."""
+_INSTANTS = frozenset({"moment", "minute", "second", "instant"})
+"""Nouns that say when after "the" ("the moment the doorbell rings")."""
+_NOT_SO = frozenset({"imagine", "suppose", "pretend", "hypothetically", "theoretically",
+                     "forbidden", "prohibited", "banned", "disallowed"})  # fmt: skip
+"""Words that say a request is not meant now: a hypothetical or a prohibition."""
 _NEXT = frozenset({"then", "afterwards", "afterward"})
 """Words that start a clause of its own after another ("…, then feed the fish")."""
 _OWN_STEP_FIRST = frozenset({"after", "once", "when"})
 _SUBJECTS = frozenset({"you", "i", "we", "they", "he", "she"})
 _SPEAKER = frozenset({"i", "we", "im"})
+_AGENTS = frozenset({*lexicon.ARM_NOUNS, "robot", "robots"})
+_ORDINALS = frozenset({"second", "third", "fourth", "2nd", "3rd", "4th", "another", "other"})
 """Subjects of a clause about the speaker ("then i'm off"), which asks the robot nothing."""
 _POLITE = frozenset({
     "you", "your", "can", "could", "would", "will", "it", "is", "are", "too", "much", "trouble",
@@ -130,8 +139,12 @@ def left_out_content(words: Sequence[str], left_out: Collection[int]) -> str | N
     own: politeness ("if you can", "when you get a chance", "if it's not too much trouble") says
     nothing; a negation, a condition or a time, a withdrawal, an object's colour or type, the
     arms said with which, or a verb of the reader's beside an object, do."""
+    verbs = subject_verbs(list(words))
     for run in _runs(words, sorted(left_out)):
         said = [words[i] for i in run]
+        stated = [i for i in run if i in verbs and words[i] not in vocabulary()]
+        if stated:  # "the orange block ended up in the gray box": a statement
+            return f"the verb {words[stated[0]]!r} of a statement"
         if says_nothing(said) or _own_step_first(words, run):
             continue
         found = _content_of(said) or _arms_of(words, run) or reported_speech(words, run)
@@ -154,9 +167,13 @@ def _arms_of(words: Sequence[str], run: list[int]) -> str | None:
     for i in run:
         if says_which_arms(words, i):
             return f"the arms {' '.join(words[i - 1 : i + 1])!r}"
+        if words[i] not in _AGENTS:
+            continue
         k = i + 2 if words[i + 1 : i + 2] in (["number"], ["no"], ["#"]) else i + 1
-        if words[i] in lexicon.ARM_NOUNS and k < len(words) and words[k].isdigit():
+        if k < len(words) and words[k].isdigit():
             return f"the arms {' '.join(words[i : k + 1])!r}"
+        if i and words[i - 1] in _ORDINALS:  # "second robot: ..."
+            return f"the arms {' '.join(words[i - 1 : i + 1])!r}"
     return None
 
 
@@ -213,8 +230,12 @@ def _content_of(said: list[str]) -> str | None:
             (word in _TIMES and before != "good") or (word == "case" and before == "in")
         ):
             return f"the condition or time {_span(said, max(k - 1, 0))!r}"
+        if (word == "long" and before in {"as", "so"}) or (word in _INSTANTS and before == "the"):
+            return f"the condition or time {_span(said, k - 1)!r}"  # "as long as", "the moment"
         if word in _WITHDRAWING:
             return f"the withdrawal {_span(said, k)!r}"
+        if word in _NOT_SO:
+            return f"the hypothetical or prohibition {_span(said, k)!r}"
         if word in _NEXT and said[k + 1 : k + 2] and said[k + 1] not in _SPEAKER:
             return f"the clause {_span(said, k)!r}"  # "then feed the fish", not "then i'm off"
     if objects:

@@ -101,9 +101,10 @@ def corrections(words: list[str], verbs: frozenset[str]) -> Iterator[Rewrite]:
         yield Rewrite([*_with_referent(after, moved), *words[later:]], set(before) | markers)
         return
     alike = [j for j in reversed(before) if _kind(words[j]) == _kind(after[0])]
-    same = [j for j in alike if words[j] == after[0] and _type(words, j) == _type(after, 0)]
-    for j in dict.fromkeys([*same, *(j for j in alike if _type(words, j) == _type(after, 0)),
-                            *alike]):  # fmt: skip
+    meant = _type(after, 0)
+    fits = [j for j in alike if _type(words, j) in (meant, None)]  # "the red": of any type
+    same = [j for j in fits if words[j] == after[0]]
+    for j in dict.fromkeys([*same, *fits, *alike]):
         end = _phrase_end(words, j, before[-1] + 1) if _kind(after[0]) == "noun" else before[-1] + 1
         replaced = words[j:end]
         kept = [*words[:j], *_with_referent(after, _last_noun_phrase(replaced)),

@@ -54,6 +54,13 @@ PARTLY_READ = {
     "cannot": "you cant put the green block in the red box",
     "a numbered arm": "arm number 2, put the red block in the blue box",
     "a noun corrected to a modifier": "set the blue stapler in front of the red block",
+    "the moment": "the moment the bell rings, put the red block in the blue box",
+    "provided that": "put the green block in the red box, provided that the door is shut",
+    "as long as": "as long as the cat is asleep, move the red block to the left side",
+    "a hypothetical": "imagine you put the yellow block on the red block",
+    "forbidden": "it is forbidden to place the green block next to the blue box",
+    "another robot": "robot #2, put the red block in the blue box",
+    "a statement with a verb it lacks": "huh, the green block ended up in the red box",
 }
 STILL_READ = {
     "an adverb": ("put the red block in the blue box quickly", ["in(red_block, blue_box)"]),
@@ -90,6 +97,10 @@ STILL_READ = {
     "no trouble": (
         "if it's no trouble, put the blue block in the red box",
         ["in(blue_block, red_box)"],
+    ),
+    "a self-correction of a phrase without its noun": (
+        "place the blue block next to the red, i mean the yellow block",
+        ["next_to(blue_block, yellow_block)"],
     ),
     "the robot's own first step": (
         "after you pick up the blue block, put it in the red box",
