@@ -291,6 +291,8 @@ def _placed(found: tuple[str, str, str], clause: str, action: str) -> Request:
     objects = parse_references(objects_text) if objects_text else [Reference(quantity="pronoun")]
     if relation == "on" and target_text == "top":  # "then put the green block on top": of it
         target_text = "it"
+    if relation == "on" and target_text.split()[:2] == ["top", "of"]:  # "on top of the table":
+        target_text = target_text.split(maxsplit=2)[2]  # on it, not at the table's far side
     if relation in ("at", "in", "on", "next_to"):
         region = _region_of(target_text)
         if region is not None:

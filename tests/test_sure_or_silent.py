@@ -102,6 +102,10 @@ STILL_READ = {
         "place the blue block next to the red, i mean the yellow block",
         ["next_to(blue_block, yellow_block)"],
     ),
+    "on top of the table: on it, not at its far side": (
+        "move the red block on top of the table, next to the yellow block",
+        ["next_to(red_block, yellow_block)"],
+    ),
     "the robot's own first step": (
         "after you pick up the blue block, put it in the red box",
         ["in(blue_block, red_box)"],
