@@ -51,7 +51,7 @@ _SAYING = frozenset({"said", "says", "told", "tells", "asked", "asks", "mentione
                      "claims", "wrote", "suggested", "promised", "reported"})  # fmt: skip
 """Verbs of reported speech: a request said to have been said is not one made."""
 _WITHDRAWING = frozenset({"forget", "cancel", "scratch", "nevermind", "nvm", "disregard", "ignore",
-                          "jk", "kidding", "joking"})  # fmt: skip
+                          "jk", "kidding", "joking", "wrong", "mistake"})  # fmt: skip
 _TIMES = frozenset({"hour", "hours", "hourly", "day", "days", "daily", "week", "weekly",
                     "weekend", "morning", "afternoon", "evening", "night", "tonight", "noon",
                     "midnight", "oclock", "o'clock", "pm", "monday", "tuesday", "wednesday",

@@ -46,6 +46,7 @@ PARTLY_READ = {
     "reported speech": "someone told me you would put the green block in the red box",
     "a withdrawal after it": "put the green block in the red box. actually, cancel that",
     "a withdrawal as a joke": "put the red block in the blue box jk",
+    "a sentence said to be wrong": "pick up the red block. that's wrong. pick up the green block",
     "a time named": "every morning put the red block in the blue box",
     "in case of": "in case of fire, put the green block in the red box",
     "a clause of its own after then": "put the red block in the blue box, then feed the cat",
