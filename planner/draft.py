@@ -210,12 +210,9 @@ def _negated(word: str) -> str:
     "mustnt": must not; "won't": will not), any auxiliary's; another word as it is."""
     base = word[:-3] if word.endswith("n't") else word[:-2] if word.endswith("nt") else ""
     base = _IRREGULAR_NEGATIVES.get(base, base)
-    return f"{base} not" if base in _AUXILIARIES else word
+    return f"{base} not" if base in lexicon.AUXILIARIES else word
 
 
 _IRREGULAR_NEGATIVES = {"wo": "will", "ca": "can", "sha": "shall", "ai": "is"}
-_AUXILIARIES = {"do", "does", "did", "is", "are", "was", "were", "has", "have", "had", "can",
-                "could", "will", "would", "shall", "should", "must", "might", "need", "dare",
-                "may"}  # fmt: skip
 _TABLE_PREPOSITIONS = {"on", "onto", "from", "off", "of", "to", "across", "along"}
 _TABLES = {"table", *lexicon.TABLE_NAMES}

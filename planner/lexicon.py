@@ -79,6 +79,10 @@ APPROACH_VERBS = ("go to", "go towards", "go toward", "approach", "reach for", "
 """Moves of the claw alone ("go towards the yellow block and lift it"): they name what comes
 next, and ask for nothing the next request's skill does not do."""
 NEGATIONS = frozenset({"not", "no", "never", "without", "nothing", "none", "cannot"})
+AUXILIARIES = frozenset({"do", "does", "did", "is", "are", "was", "were", "has", "have", "had",
+                         "can", "could", "will", "would", "shall", "should", "must", "might",
+                         "need", "dare", "may"})  # fmt: skip
+"""Verbs a negation follows ("should not") and a negative contraction is made of ("mustn't")."""
 """Words that turn a request around: never left out as saying nothing, and no rewrite of
 :mod:`claw.planner.indirect` is made where one is said (but the one of what is not wanted)."""
 HOLDING_VERBS = ("hold", "holds", "holding", "contain", "contains", "containing")

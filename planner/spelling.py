@@ -265,11 +265,14 @@ def read_word(
 def sounds_like(
     typed: str, before: str, after: str, scene_words: Collection[str] = ()
 ) -> str | None:
-    """The colour (before a noun) or side (in "the ... of") an English word the lexicon lacks
-    sounds like, when just one does: a dictated homophone ("the read block": red, "to the write
-    of": right). A colour must be one the scene has."""
+    """The colour (before a noun), side (in "the ... of") or negation (after an auxiliary) an
+    English word the lexicon lacks sounds like, when just one does: a dictated homophone ("the
+    read block": red, "to the write of": right, "should knot be": not). A colour must be one
+    the scene has."""
     if after == "of" and before in lexicon.DEFINITE:
         candidates = list(lexicon.SIDE_WORDS)
+    elif before in lexicon.AUXILIARIES:  # "should knot be": not
+        candidates = ["not"]
     elif _position(before, after) == "adjective":
         candidates = [w for w in lexicon.COLOR_WORDS if _scene_has(w, scene_words)]
     else:

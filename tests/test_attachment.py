@@ -272,6 +272,14 @@ def test_second_forms_read_as_meant(
     assert goal_of(default_env, instruction) == goal
 
 
+def test_a_homophone_of_a_negation_is_read_as_one(default_env: TabletopEnv) -> None:
+    # "knot" after an auxiliary was left out: the request read as its opposite
+    said = "the red block should {} be in the blue box"
+    reading = OfflinePlanner().plan(said.format("knot"), default_env).reading
+    assert reading is not None and reading.corrected == {"knot": "not"}
+    assert goal_of(default_env, said.format("knot")) == goal_of(default_env, said.format("not"))
+
+
 def test_a_homophone_is_not_taken_for_a_colour_the_scene_lacks(default_env: TabletopEnv) -> None:
     with pytest.raises(ClawError):  # "wide" sounds like white: the default scene has none
         OfflinePlanner().plan("put the wide block in the blue box", default_env)
