@@ -11,8 +11,9 @@ in the blue box"), a negation or a condition. Such a reading is refused (the gra
 run.
 
 :func:`left_out_content` does the same for what a whole reading left out (the words a step
-dropped that no step read as a frame): a negation, a condition or a time, a withdrawal, a verb
-of the reader's, an object's colour or type, the arms — unless all it left out is politeness
+dropped that no step read as a frame): a negation, a condition or a time, a hypothetical or a
+prohibition, a withdrawal, a clause of its own after "then", reported speech, the arms or a
+robot, an object's colour or type, a statement's verb — unless all it left out is politeness
 ("if you can", "when you get a chance", "if it's not too much trouble").
 
 API::
@@ -135,10 +136,12 @@ def _says_no_place(words: list[str]) -> bool:
 def left_out_content(words: Sequence[str], left_out: Collection[int]) -> str | None:
     """What of ``words`` a reading left out (``left_out``, by token index: the words a step
     dropped that no step read as a frame) carries content, described ("the condition or time
-    'if'"); None when nothing does. Each run of words left out side by side is judged on its
-    own: politeness ("if you can", "when you get a chance", "if it's not too much trouble") says
-    nothing; a negation, a condition or a time, a withdrawal, an object's colour or type, the
-    arms said with which, or a verb of the reader's beside an object, do."""
+    'if'"); None when nothing does. Each run of words left out side by side, between
+    punctuation, is judged on its own: politeness ("if you can", "when you get a chance", "if
+    it's not too much trouble") and "after you" before the robot's own first step say nothing;
+    a negation, a condition or a time, a hypothetical or a prohibition, a withdrawal, a clause
+    after "then", an object's colour or type, the arms or a robot said by which or by number,
+    reported speech, or a verb the lexicon lacks after its subject (a statement), do."""
     verbs = subject_verbs(list(words))
     for run in _runs(words, sorted(left_out)):
         said = [words[i] for i in run]
@@ -157,8 +160,8 @@ def _own_step_first(words: Sequence[str], run: list[int]) -> bool:
     """Whether a run is "after you" / "once you" before a verb of the reader's: the robot's
     own first step ("after you pick up the blue block, set it …"), which is read."""
     said = [words[i] for i in run]
-    after = words[run[-1] + 1] if run[-1] + 1 < len(words) else "."
-    return said[0] in _OWN_STEP_FIRST and set(said[1:]) <= {"you", "have"} and after in verb_words()
+    first = said[0] in _OWN_STEP_FIRST and set(said[1:]) <= {"you", "have"}
+    return first and _after(words, run) in verb_words()
 
 
 def _arms_of(words: Sequence[str], run: list[int]) -> str | None:
@@ -184,9 +187,14 @@ def reported_speech(words: Sequence[str], run: list[int]) -> str | None:
     saying = [k for k, w in enumerate(said) if w in _SAYING]
     if not saying:
         return None
-    after = words[run[-1] + 1] if run[-1] + 1 < len(words) else "."
     subject = set(said[saying[0] + 1 :]) & _SUBJECTS
-    return f"what was said {_span(said, 0)!r}" if subject or after in verb_words() else None
+    clause = subject or _after(words, run) in verb_words()
+    return f"what was said {_span(said, 0)!r}" if clause else None
+
+
+def _after(words: Sequence[str], run: list[int]) -> str:
+    """The word right after a run ("." at the end)."""
+    return words[run[-1] + 1] if run[-1] + 1 < len(words) else "."
 
 
 def says_which_arms(words: Sequence[str], i: int) -> bool:
