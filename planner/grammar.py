@@ -75,6 +75,13 @@ _EXPANSIONS = re.compile(
 _POLITE = re.compile(r"\b(?:" + "|".join(lexicon.POLITE) + r")\b[,!.]?")
 
 
+_TABLE_TOP = re.compile(
+    r"\b(table|" + "|".join(lexicon.TABLE_NAMES) + r")\s+(?:top|surface)\b"
+)  # "the table top": the table, not its far side
+_COUNTED_ACROSS = re.compile(
+    r"\b((?:" + "|".join(lexicon.ORDINAL_WORDS) + r")(?:\s+\w+){0,3}?)\s+from\s+"
+    r"(left|right)\s+to\s+(?:left|right)\b"
+)  # "the 2nd block from left to right": counted from the left, not moved to the right
 _LIST_ITEM = re.compile(r"(?m)^\s*(?:[-*•+]\s*)?(?:\[[ xX]?\]|\d{1,2}[.)](?!\d)|[-*•+])\s+")
 """A list item's marker at a line's start ("- ", "* ", "1. ", "2) ", "[ ] "): a step of its own."""
 _INLINE_ITEM = re.compile(r"(?<=\s)\d{1,2}\)\s+")
@@ -83,7 +90,8 @@ _INLINE_ITEM = re.compile(r"(?<=\s)\d{1,2}\)\s+")
 
 def normalise(instruction: str) -> str:
     """Lower case, plain spaces, no quotes; punctuation kept where it separates clauses; the
-    items of a list as sentences."""
+    items of a list as sentences; a table's top as the table; a row counted "from left to
+    right" as counted from the left."""
     text = _INLINE_ITEM.sub(" . ", _LIST_ITEM.sub(" . ", instruction))
     text = text.lower().replace("’", "'").replace("_", " ")
     text = re.sub(r"[\"“”]", " ", text)
@@ -94,6 +102,8 @@ def normalise(instruction: str) -> str:
     text = re.sub(r"\b(left|right)[- ]hand\b", r"\1", text)  # "the left-hand side"
     text = re.sub(r"(?<=[a-z])-(?=[a-z])", " ", text)  # "warm-coloured", "top-left"
     text = re.sub(r"(\d)\s*(cm|mm|m)\b", r"\1 \2", text)
+    text = _TABLE_TOP.sub(r"\1", text)
+    text = _COUNTED_ACROSS.sub(r"\1 from the \2", text)
     text = _POLITE.sub(" ", text)
     text = _EXPANSIONS.sub(lambda m: lexicon.EXPANSIONS[m.group()], " ".join(text.split()))
     return text

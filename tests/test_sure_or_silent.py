@@ -107,6 +107,18 @@ STILL_READ = {
         "move the red block on top of the table, next to the yellow block",
         ["next_to(red_block, yellow_block)"],
     ),
+    "the table's top is the table": (
+        "put the red block next to the blue box on the table top",
+        ["next_to(red_block, blue_box)"],
+    ),
+    "a row counted from left to right": (
+        "pick up the 2nd block from left to right",
+        ["holding(blue_block)"],
+    ),
+    "a move from left to right is still a move": (
+        "move the red block from left to right",
+        ["at(red_block, right side)"],
+    ),
     "the robot's own first step": (
         "after you pick up the blue block, put it in the red box",
         ["in(blue_block, red_box)"],
