@@ -35,6 +35,8 @@ from claw.planner.spelling import verb_words, vocabulary
 
 __all__ = [
     "CONDITIONS",
+    "PUNCTUATION",
+    "SPEAKER",
     "left_out_content",
     "reported_speech",
     "says_nothing",
@@ -67,7 +69,7 @@ _NEXT = frozenset({"then", "afterwards", "afterward"})
 """Words that start a clause of its own after another ("…, then feed the fish")."""
 _OWN_STEP_FIRST = frozenset({"after", "once", "when"})
 _SUBJECTS = frozenset({"you", "i", "we", "they", "he", "she"})
-_SPEAKER = frozenset({"i", "we", "im"})
+SPEAKER = frozenset({"i", "we", "im"})
 _AGENTS = frozenset({*lexicon.ARM_NOUNS, "robot", "robots"})
 _ORDINALS = frozenset({"second", "third", "fourth", "2nd", "3rd", "4th", "another", "other"})
 """Subjects of a clause about the speaker ("then i'm off"), which asks the robot nothing."""
@@ -142,6 +144,8 @@ def left_out_content(words: Sequence[str], left_out: Collection[int]) -> str | N
     a negation, a condition or a time, a hypothetical or a prohibition, a withdrawal, a clause
     after "then", an object's colour or type, the arms or a robot said by which or by number,
     reported speech, or a verb the lexicon lacks after its subject (a statement), do."""
+    if not left_out:
+        return None
     verbs = subject_verbs(list(words))
     for run in _runs(words, sorted(left_out)):
         said = [words[i] for i in run]
@@ -215,7 +219,7 @@ def _runs(words: Sequence[str], indices: list[int]) -> list[list[int]]:
     """``indices`` cut where they are not side by side and at punctuation (left out)."""
     runs: list[list[int]] = []
     for i in indices:
-        if words[i] in _PUNCTUATION:
+        if words[i] in PUNCTUATION:
             runs.append([])
         elif runs and runs[-1] and i == runs[-1][-1] + 1:
             runs[-1].append(i)
@@ -224,7 +228,8 @@ def _runs(words: Sequence[str], indices: list[int]) -> list[list[int]]:
     return [run for run in runs if run]
 
 
-_PUNCTUATION = frozenset({",", ".", "!", "?", ";", ":"})
+PUNCTUATION = frozenset({",", ".", "!", "?", ";", ":"})
+"""Marks that end a run of words left out."""
 
 
 def _content_of(said: list[str]) -> str | None:
@@ -244,7 +249,7 @@ def _content_of(said: list[str]) -> str | None:
             return f"the withdrawal {_span(said, k)!r}"
         if word in _NOT_SO:
             return f"the hypothetical or prohibition {_span(said, k)!r}"
-        if word in _NEXT and said[k + 1 : k + 2] and said[k + 1] not in _SPEAKER:
+        if word in _NEXT and said[k + 1 : k + 2] and said[k + 1] not in SPEAKER:
             return f"the clause {_span(said, k)!r}"  # "then feed the fish", not "then i'm off"
     if objects:
         return f"the object phrase {_span(said, said.index(objects[0]))!r}"

@@ -40,7 +40,13 @@ from dataclasses import replace
 from claw.common.exceptions import ClawError
 from claw.planner import lexicon
 from claw.planner.asking import acting_words, not_asked, stated, verb_slots
-from claw.planner.audit import left_out_content, reported_speech, says_nothing
+from claw.planner.audit import (
+    PUNCTUATION,
+    SPEAKER,
+    left_out_content,
+    reported_speech,
+    says_nothing,
+)
 from claw.planner.chatter import (
     SUBORDINATORS,
     asides,
@@ -250,10 +256,10 @@ def _a_clause_unread(words: list[str]) -> bool:
     """Whether a part that reads as nothing is a clause of its own ("then feed the fish",
     "scratch that, forget it"), not a label ("out:"), politeness or the speaker's own ("i'm
     off")."""
-    said = [w for w in words if w not in {",", ".", "!", "?", ";", ":"}]
+    said = [w for w in words if w not in PUNCTUATION]
     if left_out_content(words, range(len(words))) is not None:
         return True
-    return len(said) > 1 and not says_nothing(said) and said[0] not in {"i", "we", "im"}
+    return len(said) > 1 and not says_nothing(said) and said[0] not in SPEAKER
 
 
 def _wish_frame(words: list[str]) -> set[int]:
