@@ -1,5 +1,5 @@
 """``claw cache info`` / ``claw cache clear``: the model answers kept in
-``$CLAW_HOME/cache/answers`` (``claw.planner.answer_cache``)."""
+``$CLAW_HOME/cache/answers`` (``claw.planner.llm.answer_cache``)."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def _say(folder: str, files: int, size: int, done: str, as_json: bool) -> None:
 @cache_app.command("info")
 def info(as_json: JsonFlag = False) -> None:
     """How many answers are kept, and where."""
-    from claw.planner.answer_cache import AnswerCache
+    from claw.planner.llm.answer_cache import AnswerCache
 
     with errors(as_json):
         cache = AnswerCache()
@@ -42,7 +42,7 @@ def info(as_json: JsonFlag = False) -> None:
 @cache_app.command("clear")
 def clear(as_json: JsonFlag = False) -> None:
     """Delete every answer kept; the next run asks the model again."""
-    from claw.planner.answer_cache import AnswerCache
+    from claw.planner.llm.answer_cache import AnswerCache
 
     with errors(as_json):
         cache = AnswerCache()

@@ -112,7 +112,7 @@ def main(argv: list[str] | None = None) -> None:
         report_error(INTERRUPTED, "stopped by the user", as_json=_json_flag(args))
         code = EXIT_INTERRUPTED
     code = code if isinstance(code, int) else EXIT_OK
-    completion = sys.modules.get("claw.planner.completion")
+    completion = sys.modules.get("claw.planner.llm.completion")
     if completion is not None and completion.abandoned_calls():
         # A model call abandoned at its deadline may still run; it must not hold up the exit.
         sys.stdout.flush()

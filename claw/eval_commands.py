@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from claw.eval.selection import Selection
     from claw.eval.suite import Suite
     from claw.learning.tracking import TrackerSettings
-    from claw.planner.completion import ModelSettings
+    from claw.planner.llm.completion import ModelSettings
 
 EVAL_COMMANDS = ("run", "compare", "sweep")
 TAG_DELTAS = {

@@ -28,7 +28,7 @@ def serve(
     threads: Annotated[int | None, typer.Option(min=1, help="CPU threads.")] = None,
 ) -> None:
     """Serve a local model on 127.0.0.1 until interrupted; plan with --planner local."""
-    from claw.planner.local import server_command, shipped_model
+    from claw.planner.llm.local import server_command, shipped_model
 
     with errors():
         command = server_command(model or shipped_model(), port, n_ctx, threads)

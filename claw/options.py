@@ -10,7 +10,7 @@ import typer
 from claw.output import Prefer
 
 if TYPE_CHECKING:
-    from claw.planner.completion import ModelSettings
+    from claw.planner.llm.completion import ModelSettings
 
 
 def seed_callback(value: int) -> int:
@@ -79,7 +79,7 @@ MaxSteps = Annotated[
 
 
 class StructuredMode(str, Enum):
-    """How an LLM's answer is constrained (``claw.planner.schema.response_format``)."""
+    """How an LLM's answer is constrained (``claw.planner.llm.schema.response_format``)."""
 
     auto = "auto"
     schema = "schema"
@@ -97,7 +97,7 @@ Structured = Annotated[
 
 
 class LlmMode(str, Enum):
-    """Who writes an LLM plan's steps (``claw.planner.goal_mode``)."""
+    """Who writes an LLM plan's steps (``claw.planner.llm.goal_mode``)."""
 
     steps = "steps"
     goal = "goal"
@@ -126,7 +126,7 @@ def model_settings(
 ) -> ModelSettings:
     """The LLM options ``claw "…"`` and ``claw eval`` share, as one ``ModelSettings``
     (``llm_mode`` ``None``: each planner's own default; ``cache``: not ``--no-cache``)."""
-    from claw.planner.completion import ModelSettings
+    from claw.planner.llm.completion import ModelSettings
 
     return ModelSettings(
         api_base=api_base,

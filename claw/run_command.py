@@ -43,7 +43,7 @@ from claw.output import (
 
 if TYPE_CHECKING:
     from claw.envs import TabletopEnv
-    from claw.planner.completion import Usage
+    from claw.planner.base import Usage
     from claw.runtime import Planner as PlannerType
     from claw.runtime import RunResult
 
@@ -220,7 +220,7 @@ def run(
     try:
         from claw.common.outputs import check_apart
         from claw.envs.video import check_video_path
-        from claw.planner.instruction import check_text
+        from claw.planner.language.instruction import check_text
         from claw.runtime import make_planner
 
         check_text(instruction)  # before anything is built: bytes that are not UTF-8

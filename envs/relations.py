@@ -20,7 +20,7 @@ What derives from the registry (the README's "Adding a relation"):
 - :mod:`claw.skills.placement` and ``place``: the relations a place takes (``relation_names``),
   the JSON schema's enum of the ``relation`` parameter (the plan schema's too), and the search's
   geometry (:class:`Placing`).
-- :mod:`claw.planner.lexicon`: ``RELATION_PHRASES`` (:func:`relation_phrases`),
+- :mod:`claw.planner.language.lexicon`: ``RELATION_PHRASES`` (:func:`relation_phrases`),
   ``REFERRING_RELATIONS`` (:func:`referring_phrases`), ``COMPASS`` (:func:`compass_words`),
   ``SIDE_RELATIONS`` (:func:`side_words`).
 - :mod:`claw.eval.mocks`: the relations a noisy mock swaps a place's for (those of an object).

@@ -25,10 +25,10 @@ from claw.common.exceptions import ClawError
 from claw.envs.exceptions import InvalidSceneError
 from claw.envs.tabletop import TabletopEnv
 from claw.eval.suite import SUITES_DIR, load_suite
-from claw.planner.goals import goals_and_pushes
-from claw.planner.grammar import parse_instruction
+from claw.planner.grounding.goals import goals_and_pushes
+from claw.planner.language.grammar import parse_instruction
+from claw.planner.language.parsing import STATS, clear_caches
 from claw.planner.offline import OfflinePlanner
-from claw.planner.parsing import STATS, clear_caches
 
 PHASES = ("parse", "ground", "plan")
 SLOWEST = 5  # instructions listed by name, slowest first

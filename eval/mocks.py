@@ -17,9 +17,10 @@ from claw.envs.relations import relations
 from claw.envs.tabletop import TabletopEnv
 from claw.eval.suite import Case
 from claw.library.composite import CompositeBody, compress
-from claw.planner.llm import LLMPlanner
+from claw.planner.grounding.conflicts import TOWERS
+from claw.planner.llm.planner import LLMPlanner
 from claw.planner.offline import OfflinePlanner
-from claw.planner.ordering import TOWERS, stand_in
+from claw.planner.steps.ordering import stand_in
 from claw.skills.executor import SkillCall
 
 MOCK_MODEL = "gpt-4o-mini"  # priced by litellm's local cost map, so cost is counted too

@@ -10,7 +10,7 @@
 =================  ==============================================================================
 
 Each also answers what the offline reader hands over (``offline+mock:oracle``,
-``offline+replay:FILE``: :class:`claw.planner.hybrid.HybridPlanner`), given the same case.
+``offline+replay:FILE``: :class:`claw.planner.llm.hybrid.HybridPlanner`), given the same case.
 Registered when ``claw.eval`` is imported; the names are checked when they are parsed
 (``claw.runtime.parse_planner``), before anything runs.
 """
@@ -23,7 +23,7 @@ from claw.eval import mocks
 from claw.eval.cassette import Cassette
 from claw.eval.suite import Case
 from claw.planner.exceptions import InvalidPlannerError
-from claw.planner.llm import LLMPlanner
+from claw.planner.llm.planner import LLMPlanner
 from claw.planner.registry import PlannerContext, PlannerSpec, planner_names, register_planner
 
 MOCKS = ("oracle", "literal", "noisy", "faulty")

@@ -29,7 +29,7 @@ from claw.planner.text import clean_text
 
 if TYPE_CHECKING:
     from claw.eval.runner import CaseResult
-    from claw.planner.completion import ModelSettings
+    from claw.planner.llm.completion import ModelSettings
 
 # joining Ray is ray_connect's; its names stay importable from here too
 __all__ = ["LOCAL", "check_address", "connect", "joined", "ray_module", "with_bare_ray_flag"]

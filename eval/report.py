@@ -25,7 +25,7 @@ from typing import Any
 from claw.eval.runner import CaseResult, SuiteResult, run_case, share_key
 from claw.eval.suite import Suite
 from claw.eval.tallies import MODEL_TOKENS, cases_key, success_key
-from claw.planner.completion import ModelSettings
+from claw.planner.llm.completion import ModelSettings
 
 PLOTS_DIR, FAILURES_DIR = "plots", "failures"
 SUCCESS_PLOT, SIM_PLOT = "success_per_tag.png", "sim_seconds_per_case.png"

@@ -24,7 +24,7 @@ from claw.eval.suite import Case, Suite
 from claw.eval.tallies import outcome, tallies
 from claw.library import policy_source
 from claw.planner.base import READERS, Reader
-from claw.planner.completion import ModelSettings
+from claw.planner.llm.completion import ModelSettings
 from claw.planner.text import clean_text, redact
 from claw.runtime import Planner, RunResult, Session, make_planner, parse_planner, run_instruction
 

@@ -22,7 +22,7 @@ from claw.envs.scene import SceneSpec
 from claw.envs.seeding import check_seed
 from claw.envs.yamlfile import YamlLimitError, read_yaml
 from claw.eval.exceptions import InvalidSuiteError
-from claw.planner.instruction import not_text
+from claw.planner.language.instruction import not_text
 
 SUITES_DIR = Path(__file__).with_name("suites")
 ErrorKind = Literal[

@@ -34,7 +34,7 @@ from claw.eval.exceptions import InvalidSuiteError
 from claw.eval.runner import CaseResult, SuiteResult, run_suite
 from claw.eval.suite import Suite, load_suite
 from claw.library.files import atomic_write
-from claw.planner.completion import ModelSettings
+from claw.planner.llm.completion import ModelSettings
 from claw.runtime import parse_planner
 
 SEED_LIMIT = 2**32

@@ -22,7 +22,7 @@ from typing import NamedTuple, Protocol, get_args
 
 from claw.eval.suite import Case
 from claw.planner.base import READERS, Reader
-from claw.planner.prompting import PlanError
+from claw.planner.llm.prompting import PlanError
 from claw.runtime import RunResult
 
 REFUSALS: tuple[str, ...] = get_args(PlanError.model_fields["kind"].annotation)

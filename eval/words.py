@@ -1,13 +1,12 @@
 """``claw bench words``: how well words the lexicon lacks are grounded by meaning.
 
 A word list (``eval/suites/words_*.yaml``) holds ``{word, pos, means}`` entries: the word, where
-it stands (a position of :data:`claw.planner.meaning.POSITIONS`, or a category) and the target it
-means, or ``null`` for a distractor that must be refused. Each word is grounded with
-:func:`claw.planner.meaning.ground_word`'s mechanism and counted: a right or wrong match, a
-refusal of a real word, a distractor refused or matched. Words the lexicon itself knows are
-counted apart (they measure nothing). Lookups are timed warm (the model and the prototypes
-loaded; each word new), and the first answer of a process (the model and the prototypes loaded)
-on its own.
+it stands (a position of :data:`claw.planner.language.meaning.POSITIONS`, or a category) and the
+target it means, or ``null`` for a distractor that must be refused. Each word is grounded with
+:func:`claw.planner.language.meaning.ground_word`'s mechanism and counted: a right or wrong match, a
+refusal of a real word, a distractor refused or matched. Words the lexicon itself knows are counted
+apart (they measure nothing). Lookups are timed warm (the model and the prototypes loaded; each word
+new), and the first answer of a process (the model and the prototypes loaded) on its own.
 """
 
 from __future__ import annotations
@@ -27,9 +26,9 @@ from claw.envs.regions import resolve_region
 from claw.envs.yamlfile import read_yaml
 from claw.eval.exceptions import InvalidSuiteError
 from claw.eval.suite import SUITES_DIR, suite_path
-from claw.planner import lexicon
 from claw.planner.exceptions import PlannerUnavailableError
-from claw.planner.meaning import (
+from claw.planner.language import lexicon
+from claw.planner.language.meaning import (
     MARGIN,
     THRESHOLD,
     Candidate,
@@ -103,8 +102,9 @@ class WordBench(BaseModel):
 
 @cache
 def lexicon_words() -> frozenset[str]:
-    """Every word and phrase in the lexicon's tables (``claw.planner.lexicon``'s constants),
-    and each word of them: a list's word among them is no unknown word."""
+    """Every word and phrase in the lexicon's tables (the constants of
+    ``claw.planner.language.lexicon``), and each word of them: a list's word among them is no
+    unknown word."""
     found: set[str] = set()
 
     def walk(value: object) -> None:

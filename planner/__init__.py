@@ -9,8 +9,7 @@ that names them (``--planner``). The closed loop that runs their plans is ``claw
     llm = make_planner("gpt-4o-mini", fallback="offline")
 """
 
-from claw.planner.base import AnswerHook, BasePlanner, Planner
-from claw.planner.completion import ModelClient, ModelSettings, Usage
+from claw.planner.base import AnswerHook, BasePlanner, Planner, Usage
 from claw.planner.exceptions import (
     AmbiguousError,
     BodyTooLarge,
@@ -24,9 +23,10 @@ from claw.planner.exceptions import (
     UnsupportedError,
 )
 from claw.planner.families import API_BASE_ENV  # registers offline, models and local
-from claw.planner.grammar import parse_instruction
-from claw.planner.hybrid import HybridPlanner
-from claw.planner.llm import FallbackPlanner, LLMPlanner
+from claw.planner.language.grammar import parse_instruction
+from claw.planner.llm.completion import ModelClient, ModelSettings
+from claw.planner.llm.hybrid import HybridPlanner
+from claw.planner.llm.planner import FallbackPlanner, LLMPlanner
 from claw.planner.offline import OfflinePlanner
 from claw.planner.plan import MAX_PLAN_STEPS, Failure, Plan, check_plan_length, plan_problems
 from claw.planner.registry import (

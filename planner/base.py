@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Literal, Protocol, get_args
 
+from pydantic import BaseModel
+
 from claw.envs.tabletop import TabletopEnv
-from claw.planner.completion import Usage
 from claw.planner.plan import MAX_PLAN_STEPS, Failure, Plan
 
 AnswerHook = Callable[[list[dict[str, str]], str], None]
@@ -20,6 +21,18 @@ AnswerHook = Callable[[list[dict[str, str]], str], None]
 Reader = Literal["offline", "model"]
 """Who read an instruction: ``offline`` (no model asked: the grammar) or ``model``."""
 READERS: tuple[Reader, ...] = get_args(Reader)
+
+
+class Usage(BaseModel):
+    """Calls, tokens and cost of a model's answers (``attempts`` counts the retries too;
+    ``cached``, the answers taken from the answer cache, which cost no call and no token)."""
+
+    attempts: int = 0
+    calls: int = 0
+    cached: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
 
 
 class Planner(Protocol):

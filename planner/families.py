@@ -1,6 +1,6 @@
 """The planner package's own families in the registry: ``offline``, any litellm model (the
 default for a name no family takes), ``local`` (``claw llm serve``'s model) and ``offline+MODEL``
-(the offline reader, handing what it cannot read to MODEL: :mod:`claw.planner.hybrid`).
+(the offline reader, handing what it cannot read to MODEL: :mod:`claw.planner.llm.hybrid`).
 
 Imported by ``claw.planner``, so that they are registered whenever the package is.
 """
@@ -10,11 +10,11 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from claw.planner.answer_cache import AnswerCache, cache_enabled
 from claw.planner.exceptions import InvalidPlannerError
-from claw.planner.hybrid import HybridPlanner
-from claw.planner.llm import LLMPlanner
-from claw.planner.local import LOCAL_API_BASE, LOCAL_API_KEY, LOCAL_MODEL
+from claw.planner.llm.answer_cache import AnswerCache, cache_enabled
+from claw.planner.llm.hybrid import HybridPlanner
+from claw.planner.llm.local import LOCAL_API_BASE, LOCAL_API_KEY, LOCAL_MODEL
+from claw.planner.llm.planner import LLMPlanner
 from claw.planner.offline import OfflinePlanner
 from claw.planner.registry import (
     PlannerContext,

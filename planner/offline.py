@@ -1,17 +1,20 @@
 """The offline planner: instruction -> requests -> goal predicates -> skill calls, deterministic,
 no network. Its stages, each with a typed input and output:
 
-1. **language** (:func:`claw.planner.grammar.parse_instruction`): the text to
-   :class:`~claw.planner.forms.Request` s, knowing no scene (the clause grammar, noun phrases in
-   :mod:`claw.planner.reference`, every word in :mod:`claw.planner.lexicon`);
-2. **grounding** (:func:`claw.planner.goals.ground_requests`): requests + the scene to a
-   :class:`~claw.planner.forms.Grounding`, the goal predicates split where pushes were asked
-   for (noun phrases grounded by :mod:`claw.planner.grounding`; goals no order reaches refused);
-3. **steps** (:func:`claw.planner.steps.write_steps`): the grounding + the scene to skill calls,
-   ordered by :mod:`claw.planner.ordering`, making room by :mod:`claw.planner.room`.
+1. **language** (:func:`claw.planner.language.grammar.parse_instruction`): the text to
+   :class:`~claw.planner.language.forms.Request` s, knowing no scene (the clause grammar, noun
+   phrases in :mod:`claw.planner.language.reference`, every word in
+   :mod:`claw.planner.language.lexicon`);
+2. **grounding** (:func:`claw.planner.grounding.goals.ground_requests`): requests + the scene to a
+   :class:`~claw.planner.language.forms.Grounding`, the goal predicates split where pushes were
+   asked for (noun phrases grounded by :mod:`claw.planner.grounding.references`; goals no order
+   reaches refused);
+3. **steps** (:func:`claw.planner.steps.writer.write_steps`): the grounding + the scene to skill
+   calls, ordered by :mod:`claw.planner.steps.ordering`, making room by
+   :mod:`claw.planner.steps.room`.
 
-The LLM path (:mod:`claw.planner.llm`) has a model write the plan, or, in goal mode, only the
-goal, whose steps stage 3 writes (:mod:`claw.planner.goal_mode`).
+The LLM path (:mod:`claw.planner.llm.planner`) has a model write the plan, or, in goal mode, only
+the goal, whose steps stage 3 writes (:mod:`claw.planner.llm.goal_mode`).
 
 Pushes run where the instruction asked for them, between the goals of the requests before and
 after. "Unstack the tower", "take the blocks off the red block" and "put every block on the
@@ -29,17 +32,17 @@ from claw.envs.exceptions import UnknownObjectError
 from claw.envs.predicates import Predicate
 from claw.envs.state import WorldState
 from claw.envs.tabletop import TabletopEnv
-from claw.planner.arm_phrases import ArmIntent, check_said, read_arm_phrases
-from claw.planner.arms import arm_goal, assign_arms, with_arms
 from claw.planner.base import BasePlanner
 from claw.planner.exceptions import UnparseableError
-from claw.planner.forms import Segment
-from claw.planner.goals import ground_requests
-from claw.planner.grounding import color_of, type_of
+from claw.planner.grounding.goals import ground_requests
+from claw.planner.grounding.references import color_of, type_of
+from claw.planner.grounding.suggest import help_with
+from claw.planner.language.arm_phrases import ArmIntent, check_said, read_arm_phrases
+from claw.planner.language.forms import Segment
+from claw.planner.language.robust import read_instruction
 from claw.planner.plan import Failure, Plan, ReadingNotes, WordMatch
-from claw.planner.robust import read_instruction
-from claw.planner.steps import write_plan, write_steps
-from claw.planner.suggest import help_with
+from claw.planner.steps.arms import arm_goal, assign_arms, with_arms
+from claw.planner.steps.writer import write_plan, write_steps
 from claw.skills.executor import SkillCall
 
 
@@ -58,7 +61,7 @@ class OfflinePlanner(BasePlanner):
             UnparseableError, UnsupportedError, UnknownObjectError: before anything moves; an
                 ``unparseable``, ``ambiguous`` or ``unknown_object`` refusal carries what was
                 read (``read``) and the closest instructions the reader does read on this
-                scene (``suggestions``, :mod:`claw.planner.suggest`).
+                scene (``suggestions``, :mod:`claw.planner.grounding.suggest`).
         """
         instruction = unicodedata.normalize("NFKC", instruction)  # "ｐｕｔ" reads as "put"
         try:

@@ -25,9 +25,9 @@ from pydantic import BaseModel, ConfigDict
 
 from claw.envs.tabletop import TabletopEnv
 from claw.planner.base import Planner
-from claw.planner.completion import ModelSettings
 from claw.planner.exceptions import InvalidPlannerError
-from claw.planner.fallback import FallbackPlanner
+from claw.planner.llm.completion import ModelSettings
+from claw.planner.llm.fallback import FallbackPlanner
 
 MODEL_ENV = "CLAW_MODEL"
 """The model of the planner used when none is named: ``offline+$CLAW_MODEL`` (the offline reader

@@ -27,7 +27,8 @@ from claw.library import policy_source
 from claw.library.composites import Composites
 from claw.planner.base import Planner, Reader
 from claw.planner.exceptions import PlanTooLongError
-from claw.planner.instruction import check_text, printable
+from claw.planner.grounding.suggest import Suggestion
+from claw.planner.language.instruction import check_text, printable
 from claw.planner.plan import (
     MAX_PLAN_STEPS,
     Failure,
@@ -36,7 +37,6 @@ from claw.planner.plan import (
     check_plan_length,
     too_long_message,
 )
-from claw.planner.suggest import Suggestion
 from claw.runtime.exceptions import InvalidRunError
 from claw.runtime.waypoints import WaypointReport, run_pass, unreached
 from claw.skills.base import SkillResult
@@ -107,7 +107,7 @@ class RunResult(BaseModel):
     was asked."""
     cached: bool | None = None
     """Whether the model's first answer (its plan, or its refusal) came from the answer cache,
-    with no call (``claw.planner.answer_cache``); ``None`` when no model read the
+    with no call (``claw.planner.llm.answer_cache``); ``None`` when no model read the
     instruction."""
     waypoints: list[WaypointReport] = Field(default_factory=list)
     """Goals reached on the way (a sequence's earlier turns, superseded by later ones), each

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from claw.envs.objects import COLORS
 from claw.library.embedding import MiniLMEmbedder
-from claw.planner.lexicon import SHADES
+from claw.planner.language.lexicon import SHADES
 
 TYPES = {"block": "block", "cube": "block", "brick": "block", "box": "box", "container": "box",
          "bin": "box", "basket": "box", "tray": "box", "crate": "box", "bowl": "box"}  # fmt: skip

@@ -24,7 +24,7 @@ import jsonschema
 from claw.envs import TabletopEnv
 from claw.eval.judging import judge
 from claw.eval.suite import load_suite
-from claw.planner import local
+from claw.planner.llm import local
 from claw.runtime import make_planner, run_instruction
 from claw.skills import skill_names
 

@@ -3,9 +3,9 @@
 Scores every word of ``eval/suites/words_dev.yaml`` once (MiniLM), sweeps the threshold and the
 margin (:func:`claw.eval.words.sweep_thresholds`: right matches minus twice the wrong and false
 ones, the middle of the best plateau) and prints the choice beside the shipped constants
-(``claw.planner.meaning.THRESHOLD`` and ``MARGIN``) and a grid of counts around it. Only the
-development list is read: the held-out list measures the choice, it never makes it.
-Run: ``python scripts/word_thresholds.py``.
+(``claw.planner.language.meaning.THRESHOLD`` and ``MARGIN``) and a grid of counts around it. Only
+the development list is read: the held-out list measures the choice, it never makes it. Run:
+``python scripts/word_thresholds.py``.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import numpy as np
 
 from claw.eval.suite import SUITES_DIR
 from claw.eval.words import judge_word, load_word_list, sweep_thresholds
-from claw.planner.meaning import MARGIN, THRESHOLD, grounder
+from claw.planner.language.meaning import MARGIN, THRESHOLD, grounder
 
 
 def main() -> None:

@@ -17,12 +17,12 @@ from claw.envs import TabletopEnv
 from claw.envs.exceptions import UnknownObjectError
 from claw.eval.cassette import Cassette
 from claw.eval.suite import load_suite
-from claw.planner import answer_cache
-from claw.planner.answer_cache import AnswerCache, CacheSettingError, prompt_version
-from claw.planner.completion import ModelSettings
 from claw.planner.exceptions import InvalidPlanError
-from claw.planner.hybrid import HybridPlanner
-from claw.planner.llm import LLMPlanner
+from claw.planner.llm import answer_cache
+from claw.planner.llm.answer_cache import AnswerCache, CacheSettingError, prompt_version
+from claw.planner.llm.completion import ModelSettings
+from claw.planner.llm.hybrid import HybridPlanner
+from claw.planner.llm.planner import LLMPlanner
 from claw.planner.offline import OfflinePlanner
 from claw.runtime import make_planner, run_instruction
 

@@ -1,6 +1,7 @@
 """The layering README states: imports run CLI → eval / learning → runtime → planner → library →
 skills → envs → common; each layer has one public surface (``__all__``) and its own exceptions under
-``ClawError``."""
+``ClawError``. Inside the planner, the pipeline's stages run one way too: language → grounding →
+steps → the offline planner → the LLM side → the registry, on a foundation of plan contracts."""
 
 from __future__ import annotations
 
@@ -49,7 +50,7 @@ def claw_imports(path: Path) -> list[tuple[int, str]]:
 @pytest.mark.parametrize("layer", list(RANK))
 def test_imports_run_one_way(layer: str) -> None:
     wrong = []
-    for path in sorted((ROOT / FOLDER[layer]).glob("*.py")):
+    for path in sorted((ROOT / FOLDER[layer]).rglob("*.py")):
         for line, target in claw_imports(path):
             if target == "prompts":
                 continue
@@ -58,6 +59,56 @@ def test_imports_run_one_way(layer: str) -> None:
             if not (same or below):
                 wrong.append(f"{path.relative_to(ROOT)}:{line} imports claw.{target}")
     assert not wrong, "imports against README's direction:\n" + "\n".join(wrong)
+
+
+# The planner's rooms, in pipeline order: a room may import its own and those before it.
+PLANNER_ROOMS = {
+    "exceptions": 0,  # the foundation: errors, the plan contract, what every planner is
+    "plan": 0,
+    "base": 0,
+    "text": 0,
+    "language": 1,  # text -> requests, knowing no scene
+    "grounding": 2,  # requests + scene -> goal predicates
+    "steps": 3,  # goal predicates + scene -> skill calls
+    "offline": 4,  # the three stages chained
+    "llm": 5,  # a model writes the plan or the goal (goal mode uses the offline step writer)
+    "registry": 6,  # planners by name, and the families claw registers
+    "families": 6,
+    "__init__": 7,
+}
+
+
+def planner_room(parts: list[str]) -> str:
+    """The room of ``claw.planner.<parts>``: its stage package, or its top-level module."""
+    return parts[0] if parts else "__init__"
+
+
+def test_planner_stages_import_no_later_one() -> None:
+    folder = ROOT / "planner"
+    rooms = {planner_room(list(p.relative_to(folder).with_suffix("").parts)) for p in
+             folder.rglob("*.py")}  # fmt: skip
+    assert rooms <= set(PLANNER_ROOMS), f"rooms without a rank: {rooms - set(PLANNER_ROOMS)}"
+    wrong = []
+    for path in sorted(folder.rglob("*.py")):
+        room = planner_room(list(path.relative_to(folder).with_suffix("").parts))
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module == "claw.planner":
+                names = [f"claw.planner.{a.name}" for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            else:
+                continue
+            for name in names:
+                parts = name.split(".")
+                if parts[:2] != ["claw", "planner"]:
+                    continue
+                target = planner_room(parts[2:])  # a name of the public surface: __init__
+                target = target if target in PLANNER_ROOMS else "__init__"
+                if PLANNER_ROOMS[target] > PLANNER_ROOMS[room]:
+                    wrong.append(f"{path.relative_to(ROOT)}:{node.lineno} ({room}) imports {name}")
+    assert not wrong, "a planner stage imports a later one:\n" + "\n".join(sorted(set(wrong)))
 
 
 @pytest.mark.parametrize("package", PACKAGES)
@@ -91,7 +142,7 @@ def test_each_layer_owns_its_errors(package: str) -> None:
 def test_no_exception_class_outside_the_exceptions_modules() -> None:
     stray = []
     for folder in FOLDER.values():
-        for path in sorted((ROOT / folder).glob("*.py")):
+        for path in sorted((ROOT / folder).rglob("*.py")):
             if path.name == "exceptions.py":
                 continue
             for node in ast.walk(ast.parse(path.read_text())):
@@ -112,7 +163,7 @@ def test_every_cited_document_is_in_the_repository() -> None:
     shipped = {p.name for p in ROOT.rglob("*.md") if ".git" not in p.parts}
     shipped |= {name.removesuffix(".md") for name in shipped}
     for folder in [*FOLDER.values(), "tests"]:
-        for path in (ROOT / folder).glob("*.py"):
+        for path in (ROOT / folder).rglob("*.py"):
             for match in CITATION.finditer(path.read_text()):
                 cited = Path(match.group(1) or match.group(2)).name
                 assert cited in shipped, f"{path.name} cites {cited}, which is not shipped"

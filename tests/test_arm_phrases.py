@@ -1,5 +1,5 @@
-"""The words that say which arm (claw.planner.arm_phrases), read in two-arm scenes: where the
-object ends, after a second verb too; which arms work, the arms spoken to together; held level;
+"""The words that say which arm (claw.planner.language.arm_phrases), read in two-arm scenes: where
+the object ends, after a second verb too; which arms work, the arms spoken to together; held level;
 when, left to the lanes. A one-arm scene reads none of them."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from claw.envs.tabletop import TabletopEnv
-from claw.planner.arm_phrases import ArmIntent, read_arm_phrases
+from claw.planner.language.arm_phrases import ArmIntent, read_arm_phrases
 from claw.planner.offline import OfflinePlanner
 from claw.skills.executor import execute_calls
 

@@ -1,5 +1,5 @@
 """Texts that name a placement's words but ask for nothing are refused before anything moves
-(claw.planner.asking): an action the claws cannot do said as the verb, what someone did or
+(claw.planner.language.asking): an action the claws cannot do said as the verb, what someone did or
 does, a condition on someone or something else, a question about the scene, a statement of what
 is. Their look-alikes that do ask are still read."""
 
@@ -9,10 +9,10 @@ import pytest
 from reading import goal_of
 
 from claw.envs import TabletopEnv
-from claw.planner.asking import not_asked, verb_slots
-from claw.planner.draft import casual_words
 from claw.planner.exceptions import UnparseableError
-from claw.planner.grammar import normalise
+from claw.planner.language.asking import not_asked, verb_slots
+from claw.planner.language.draft import casual_words
+from claw.planner.language.grammar import normalise
 
 # The default scene: red, green, blue and yellow blocks; a blue box and a red box.
 REFUSED = {

@@ -14,10 +14,10 @@ from claw.common.exceptions import ClawError
 from claw.envs import TabletopEnv
 from claw.envs.predicates import parse_predicate
 from claw.planner import OfflinePlanner
-from claw.planner.chatter import table_adjuncts
-from claw.planner.draft import casual_words
 from claw.planner.exceptions import AmbiguousError, UnsupportedError
-from claw.planner.shallow import placements
+from claw.planner.language.chatter import table_adjuncts
+from claw.planner.language.draft import casual_words
+from claw.planner.language.shallow import placements
 from claw.skills.executor import execute_calls
 
 ROW = {

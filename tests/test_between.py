@@ -20,9 +20,9 @@ from claw.envs.spatial import BETWEEN_MARGIN, band, between
 from claw.envs.state import ObjectState, WorldState
 from claw.eval.mocks import literal_answer
 from claw.eval.suite import Case
+from claw.planner.llm.prompting import template
+from claw.planner.llm.schema import plan_schema
 from claw.planner.offline import OfflinePlanner
-from claw.planner.prompting import template
-from claw.planner.schema import plan_schema
 from claw.skills.executor import execute_calls
 from claw.skills.place import PlaceParams
 from claw.skills.placement import find_placement, holds_with_margin

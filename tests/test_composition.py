@@ -12,8 +12,8 @@ from reading import goal_of
 from claw.envs import TabletopEnv
 from claw.planner import OfflinePlanner
 from claw.planner.exceptions import UnparseableError
-from claw.planner.parsing import part_spans
-from claw.planner.robust import read_instruction
+from claw.planner.language.parsing import part_spans
+from claw.planner.language.robust import read_instruction
 
 SCENE_WORDS = {"red", "green", "blue", "yellow", "block", "box"}
 
@@ -175,7 +175,7 @@ def test_a_long_instruction_that_does_not_read_costs_a_bounded_reading(
     """Reading part by part and leaving out soft words are bounded (``MAX_PARTS_ALONE``,
     ``MAX_SOFT_SPOTS``): a first version of the part-by-part reading took 35-90 s here on
     such text, through thousands of parses. Counted in parser lookups, not seconds."""
-    from claw.planner.parsing import STATS, clear_caches
+    from claw.planner.language.parsing import STATS, clear_caches
 
     clear_caches()
     STATS.reset()

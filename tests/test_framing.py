@@ -13,7 +13,7 @@ from claw.envs import TabletopEnv
 from claw.envs.exceptions import UnknownObjectError
 from claw.planner import OfflinePlanner
 from claw.planner.exceptions import AmbiguousError, UnparseableError
-from claw.planner.indirect import holder, topic
+from claw.planner.language.indirect import holder, topic
 
 TWO_BOXES = {
     "name": "two_boxes",
@@ -216,7 +216,7 @@ def test_a_noun_the_lexicon_lacks_is_not_left_out(
 
 
 def test_a_negation_is_never_left_out_as_saying_nothing() -> None:
-    from claw.planner.spelling import vocabulary
+    from claw.planner.language.spelling import vocabulary
 
     assert {"no", "nothing", "none", "never", "without"} <= vocabulary()
 

@@ -1,13 +1,13 @@
-"""The clause grammar (``grammar.lark``, read by claw.planner.parsing and claw.planner.grammar):
-one case per construction."""
+"""The clause grammar (``grammar.lark``, read by claw.planner.language.parsing and
+claw.planner.language.grammar): one case per construction."""
 
 from __future__ import annotations
 
 import pytest
 
-from claw.planner import grammar, parsing, places
 from claw.planner.exceptions import UnparseableError, UnsupportedError
-from claw.planner.forms import Request
+from claw.planner.language import grammar, parsing, places
+from claw.planner.language.forms import Request
 
 
 def summary(request: Request) -> tuple[object, ...]:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from claw.planner import parsing
+from claw.planner.language import parsing
 
 
 def _build() -> parsing.Lark:

@@ -30,9 +30,9 @@ from claw.eval.judging import judge, read_right
 from claw.eval.mocks import literal_answer
 from claw.eval.suite import Case, load_suite
 from claw.planner.exceptions import UnsupportedError
+from claw.planner.grounding.conflicts import check_conflicts
+from claw.planner.llm.prompting import describe_scene
 from claw.planner.offline import OfflinePlanner
-from claw.planner.ordering import check_conflicts
-from claw.planner.prompting import describe_scene
 from claw.runtime import RunResult
 from claw.runtime.loop import RunError
 

@@ -23,8 +23,8 @@ from claw.planner.exceptions import (
     PlannerUnavailableError,
     UnparseableError,
 )
-from claw.planner.hybrid import HybridPlanner
-from claw.planner.llm import LLMPlanner
+from claw.planner.llm.hybrid import HybridPlanner
+from claw.planner.llm.planner import LLMPlanner
 from claw.planner.offline import OfflinePlanner
 from claw.runtime import make_planner, parse_planner, register_planner, run_instruction
 
@@ -87,7 +87,7 @@ def test_a_gzip_bomb_is_cut_off_as_it_is_decoded(env: TabletopEnv) -> None:
 def test_a_plain_answer_over_the_body_cap_is_refused_too(
     env: TabletopEnv, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from claw.planner import bodies
+    from claw.planner.llm import bodies
 
     monkeypatch.setattr(bodies, "MAX_BODY_BYTES", 4096)
     script = Script(answers=[json.dumps({**GOAL, "pad": "x" * 8000})])
@@ -109,7 +109,7 @@ def test_an_encoding_that_cannot_be_bounded_is_refused(env: TabletopEnv) -> None
 
 @pytest.mark.parametrize("wbits", [zlib.MAX_WBITS, -zlib.MAX_WBITS], ids=["zlib", "raw"])
 def test_deflate_bodies_are_decoded_within_the_cap(wbits: int) -> None:
-    from claw.planner.bodies import BodyLimit, BodyTooLarge, BoundedDecoder
+    from claw.planner.llm.bodies import BodyLimit, BodyTooLarge, BoundedDecoder
 
     packer = zlib.compressobj(9, zlib.DEFLATED, wbits)
     data = packer.compress(b"b" * 5000) + packer.flush()
@@ -122,7 +122,7 @@ def test_deflate_bodies_are_decoded_within_the_cap(wbits: int) -> None:
 def test_bodies_outside_a_model_call_are_not_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     import httpx
 
-    from claw.planner import bodies
+    from claw.planner.llm import bodies
 
     monkeypatch.setattr(bodies, "MAX_BODY_BYTES", 16)
     bodies.install()

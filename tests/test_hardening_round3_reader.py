@@ -12,8 +12,8 @@ from claw.common.exceptions import ClawError
 from claw.envs import TabletopEnv
 from claw.planner import OfflinePlanner
 from claw.planner.exceptions import PlanTooLongError, UnparseableError, UnsupportedError
-from claw.planner.ordering import order_goals
 from claw.planner.plan import MAX_GOAL_PREDICATES, read_goal
+from claw.planner.steps.ordering import order_goals
 from claw.runtime import Session, run_instruction
 
 

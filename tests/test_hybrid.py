@@ -26,8 +26,8 @@ from claw.planner.exceptions import (
     UnparseableError,
     UnsupportedError,
 )
-from claw.planner.hybrid import HybridPlanner
-from claw.planner.llm import LLMPlanner
+from claw.planner.llm.hybrid import HybridPlanner
+from claw.planner.llm.planner import LLMPlanner
 from claw.planner.offline import OfflinePlanner
 from claw.planner.plan import Failure, Plan
 from claw.runtime import BasePlanner, make_planner, parse_planner

@@ -1,6 +1,7 @@
-"""Indirect requests (claw.planner.indirect): passives and causatives read as active, wanted states
-after "make sure" read as places, self-corrections (claw.planner.corrections), words typed without
-vowels, and the verb forms they rest on (claw.planner.inflection)."""
+"""Indirect requests (claw.planner.language.indirect): passives and causatives read as active,
+wanted states after "make sure" read as places, self-corrections
+(claw.planner.language.corrections), words typed without vowels, and the verb forms they rest on
+(claw.planner.language.inflection)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from claw.envs import TabletopEnv
 from claw.envs.exceptions import UnknownObjectError
 from claw.planner import OfflinePlanner
 from claw.planner.exceptions import UnparseableError, UnsupportedError
-from claw.planner.inflection import gerund, participle, verb_forms
+from claw.planner.language.inflection import gerund, participle, verb_forms
 
 
 @pytest.mark.parametrize(

@@ -19,8 +19,8 @@ from claw.cli import app
 from claw.common.exceptions import ClawError
 from claw.envs import TabletopEnv
 from claw.eval.suite import load_suite
-from claw.planner import local
 from claw.planner.exceptions import PlannerUnavailableError
+from claw.planner.llm import local
 from claw.runtime import make_planner, parse_planner
 from claw.skills import skill_names
 

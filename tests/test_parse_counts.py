@@ -1,4 +1,4 @@
-"""What reading costs: lark searches per clause (``claw.planner.parsing.STATS``), searches
+"""What reading costs: lark searches per clause (``claw.planner.language.parsing.STATS``), searches
 skipped only where no parse can exist, and the grounding of an instruction done once."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from claw.common.exceptions import ClawError
 from claw.envs.tabletop import TabletopEnv
 from claw.eval.suite import SUITES_DIR, load_suite
 from claw.planner.exceptions import UnsupportedError
-from claw.planner.goals import goals_and_pushes, ground_requests
-from claw.planner.grammar import parse_instruction, split_clauses
-from claw.planner.parsing import (
+from claw.planner.grounding.goals import goals_and_pushes, ground_requests
+from claw.planner.language.grammar import parse_instruction, split_clauses
+from claw.planner.language.parsing import (
     _LENT,
     _STARTS,
     STATS,
@@ -23,7 +23,7 @@ from claw.planner.parsing import (
     clear_caches,
     tokens,
 )
-from claw.planner.steps import write_steps
+from claw.planner.steps.writer import write_steps
 
 INSTRUCTIONS = [case.instruction for case in load_suite(SUITES_DIR / "basic.yaml").cases]
 
@@ -122,9 +122,9 @@ def test_a_push_after_two_holds_is_refused_as_before() -> None:
 def test_word_lists_live_in_the_lexicon_and_the_grammar_keeps_structure() -> None:
     from importlib.resources import files
 
-    from claw.planner import lexicon
+    from claw.planner.language import lexicon
 
-    text = files("claw.planner").joinpath("grammar.lark").read_text()
+    text = files("claw.planner.language").joinpath("grammar.lark").read_text()
     defined = {line.split(":")[0] for line in text.splitlines() if line and line[0] not in " /%"}
     for rule in lexicon.GRAMMAR_WORDS:
         assert rule not in defined, f"{rule} is a word list: the lexicon holds it"

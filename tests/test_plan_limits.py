@@ -10,7 +10,7 @@ from test_llm_planner import GOOD, INSTRUCTION  # the plan the LLM tests answer 
 
 from claw.envs import TabletopEnv
 from claw.planner.exceptions import InvalidPlanError, PlanTooLongError
-from claw.planner.llm import LLMPlanner
+from claw.planner.llm.planner import LLMPlanner
 from claw.planner.offline import OfflinePlanner
 from claw.planner.plan import MAX_PLAN_STEPS, Failure, Plan, check_plan_length
 from claw.runtime import BasePlanner, run_instruction

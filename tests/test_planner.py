@@ -27,8 +27,8 @@ from claw.envs.scene import SceneSpec
 from claw.eval.runner import run_case as eval_run_case
 from claw.eval.suite import load_suite
 from claw.planner.exceptions import UnparseableError, UnsupportedError
-from claw.planner.goals import goals_and_pushes
-from claw.planner.grammar import DEFAULT_PUSH, SMALL_PUSH, parse_instruction, split_clauses
+from claw.planner.grounding.goals import goals_and_pushes
+from claw.planner.language.grammar import DEFAULT_PUSH, SMALL_PUSH, parse_instruction, split_clauses
 from claw.planner.offline import OfflinePlanner
 from claw.runtime import RunResult, run_instruction
 from claw.skills.base import SkillResult, skill_names

@@ -13,7 +13,7 @@ from claw.eval.cassette import Cassette
 from claw.eval.suite import load_suite
 from claw.planner import ModelSettings, registry
 from claw.planner.exceptions import InvalidPlannerError
-from claw.planner.llm import FallbackPlanner, LLMPlanner
+from claw.planner.llm.planner import FallbackPlanner, LLMPlanner
 from claw.planner.offline import OfflinePlanner
 from claw.planner.plan import Plan
 from claw.runtime import (

@@ -1,5 +1,5 @@
-"""Pushes from geometry (claw.planner.pushing): the push skill's move towards, away from, or into
-a relation with another object, computed on a snapshot and run on MuJoCo physics, where the
+"""Pushes from geometry (claw.planner.grounding.pushing): the push skill's move towards, away from,
+or into a relation with another object, computed on a snapshot and run on MuJoCo physics, where the
 relation asked for is judged on the settled state."""
 
 from __future__ import annotations
@@ -13,7 +13,13 @@ import pytest
 from claw.envs import TabletopEnv, evaluate, geometry
 from claw.envs.exceptions import PredicateError
 from claw.planner.exceptions import UnsupportedError
-from claw.planner.pushing import TOWARDS_GAP, PushMove, push_away, push_towards, push_until
+from claw.planner.grounding.pushing import (
+    TOWARDS_GAP,
+    PushMove,
+    push_away,
+    push_towards,
+    push_until,
+)
 from claw.skills import get_skill
 from claw.skills.push import MAX_DISTANCE, TOLERANCE
 

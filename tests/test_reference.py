@@ -6,12 +6,12 @@ import pytest
 
 from claw.envs.exceptions import UnknownObjectError
 from claw.envs.state import ObjectState, WorldState
-from claw.planner.arrangements import colour_pairs
 from claw.planner.exceptions import AmbiguousError, UnparseableError, UnsupportedError
-from claw.planner.goals import goals_and_pushes
-from claw.planner.grammar import parse_instruction
-from claw.planner.grounding import ground, ground_region
-from claw.planner.reference import parse_reference, parse_region
+from claw.planner.grounding.arrangements import colour_pairs
+from claw.planner.grounding.goals import goals_and_pushes
+from claw.planner.grounding.references import ground, ground_region
+from claw.planner.language.grammar import parse_instruction
+from claw.planner.language.reference import parse_reference, parse_region
 
 # left = +y, far (top) = +x; the table's centre is x = 0.475.
 SCENE = {

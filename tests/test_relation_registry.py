@@ -31,9 +31,9 @@ from claw.envs.relations import (
 from claw.envs.spatial import Check
 from claw.envs.state import ObjectState, WorldState
 from claw.eval.mocks import swap_relations
-from claw.planner import lexicon
-from claw.planner.prompting import PROMPT_WIDTH, template
-from claw.planner.schema import plan_schema
+from claw.planner.language import lexicon
+from claw.planner.llm.prompting import PROMPT_WIDTH, template
+from claw.planner.llm.schema import plan_schema
 from claw.skills.place import Place, PlaceParams
 from claw.skills.placement import find_placement
 
@@ -239,7 +239,7 @@ def test_the_grammar_reads_a_relation_declared_before_it_is_built() -> None:
         """
         from claw.envs.relations import Relation, register_relation
         register_relation(Relation("far_from", print, phrases=("far from",)))
-        from claw.planner.grammar import parse_instruction
+        from claw.planner.language.grammar import parse_instruction
         (request,) = parse_instruction("put the red block far from the blue box")
         print(request.relation, request.target.text)
         """

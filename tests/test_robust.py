@@ -1,5 +1,5 @@
-"""The robust reader (claw.planner.robust) and sequences as ordered subgoals, on the scene and on
-physics."""
+"""The robust reader (claw.planner.language.robust) and sequences as ordered subgoals, on the scene
+and on physics."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from claw.cli import app
 from claw.envs import TabletopEnv
 from claw.planner import OfflinePlanner
 from claw.planner.exceptions import UnparseableError
-from claw.planner.robust import read_instruction, typo_distance
+from claw.planner.language.robust import read_instruction, typo_distance
 from claw.runtime import run_instruction
 
 MakeEnv = Callable[..., TabletopEnv]

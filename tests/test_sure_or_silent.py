@@ -13,13 +13,13 @@ from claw.common.exceptions import ClawError
 from claw.envs import TabletopEnv
 from claw.envs.exceptions import UnknownObjectError
 from claw.planner import OfflinePlanner
-from claw.planner.audit import left_out_content, unread_part
 from claw.planner.base import Reader
-from claw.planner.draft import casual_words
 from claw.planner.exceptions import AmbiguousError, UnparseableError, UnsupportedError
-from claw.planner.forms import Reference, Request
-from claw.planner.hybrid import HybridPlanner
-from claw.planner.naming import spoken
+from claw.planner.grounding.naming import spoken
+from claw.planner.language.audit import left_out_content, unread_part
+from claw.planner.language.draft import casual_words
+from claw.planner.language.forms import Reference, Request
+from claw.planner.llm.hybrid import HybridPlanner
 from claw.planner.plan import Failure, Plan
 from claw.runtime import BasePlanner
 

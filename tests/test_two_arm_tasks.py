@@ -17,7 +17,7 @@ from claw.envs.exceptions import PredicateError
 from claw.envs.predicates import evaluate, parse_predicate
 from claw.envs.state import GripperState, ObjectState, WorldState
 from claw.envs.tabletop import TabletopEnv
-from claw.planner.arm_phrases import read_arm_phrases
+from claw.planner.language.arm_phrases import read_arm_phrases
 from claw.planner.offline import OfflinePlanner
 from claw.skills.base import get_skill, skill_names
 from claw.skills.executor import SkillCall, execute_calls
@@ -235,7 +235,7 @@ def test_two_arm_instructions_succeed_on_physics(
 
 
 def test_the_llm_schema_offers_the_arms_and_its_steps_get_arms(env: TabletopEnv) -> None:
-    from claw.planner.llm import LLMPlanner
+    from claw.planner.llm.planner import LLMPlanner
 
     answer = {"goal": ["in(blue_block, gray_box)"],
               "steps": [{"skill": "pick", "args": {"object": "blue_block"}},
@@ -302,7 +302,7 @@ def test_arms_whose_work_crosses_the_table_take_turns(env: TabletopEnv) -> None:
 
 def test_goal_mode_replaces_a_models_handover_with_the_derived_one(env: TabletopEnv) -> None:
     """A model's own pick and handover (with a goal) are the step generator's to write: once."""
-    from claw.planner.llm import LLMPlanner
+    from claw.planner.llm.planner import LLMPlanner
 
     answer = {"goal": ["holding(red_block, right)"],
               "steps": [{"skill": "pick", "args": {"object": "red_block", "arm": "left"}},
