@@ -229,7 +229,7 @@ def eval_compare(
 
 
 def _write_json(path: Path, text: str) -> None:
-    from claw.library.files import atomic_write
+    from claw.common.files import atomic_write
 
     atomic_write(path, text.encode())
 
@@ -254,7 +254,8 @@ def _run(
     from rich.progress import Progress
 
     from claw.common.exceptions import ClawError
-    from claw.eval.runner import CaseResult, run_suite, suite_result
+    from claw.eval.cases import CaseResult
+    from claw.eval.runner import run_suite, suite_result
 
     console = Console()
     done: list[CaseResult] = []

@@ -193,7 +193,8 @@ def skills_run(
     and the result and exit code are the run's)."""
     from claw.envs.tabletop import TabletopEnv
     from claw.library.composites import Composites
-    from claw.skills.executor import SkillCall, execute_calls
+    from claw.skills.executor import execute_calls
+    from claw.skills.plans import SkillCall
 
     with errors(as_json):
         call = SkillCall(skill=name, args=_args(arg or []))

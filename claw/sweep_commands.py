@@ -87,7 +87,7 @@ def write_rows(path: Path, rows: list[ResultRow]) -> None:
     """``rows`` as JSON at ``path``, atomically."""
     import json
 
-    from claw.library.files import atomic_write
+    from claw.common.files import atomic_write
 
     atomic_write(path, json.dumps([r.model_dump() for r in rows], indent=1).encode())
 

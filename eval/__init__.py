@@ -8,6 +8,7 @@ metrics and reports.
     result = run_suite(load_suite("basic"), planner="mock:oracle", workers=2)
 """
 
+from claw.eval.cases import CaseResult, run_case
 from claw.eval.cassette import Cassette
 from claw.eval.compare import Comparison, compare, compare_files
 from claw.eval.exceptions import (
@@ -24,7 +25,7 @@ from claw.eval.exceptions import (
 from claw.eval.judging import judge
 from claw.eval.planners import MOCKS  # registers replay:FILE and mock:* with the planners
 from claw.eval.report import Report, write_report
-from claw.eval.runner import CaseResult, SuiteResult, run_case, run_suite
+from claw.eval.runner import SuiteResult, run_suite
 from claw.eval.suite import Case, ExpectedPush, Suite, load_suite
 
 __all__ = [

@@ -12,8 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from claw.common.files import atomic_write
 from claw.eval.exceptions import CassetteError, CassetteMiss
-from claw.library.files import atomic_write
 from claw.planner.text import read_json_file
 
 

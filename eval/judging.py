@@ -9,7 +9,7 @@ from claw.envs.tabletop import TabletopEnv
 from claw.eval.suite import Case, ExpectedPush
 from claw.runtime import RunResult
 from claw.skills.base import skill_names
-from claw.skills.executor import SkillCall
+from claw.skills.plans import SkillCall
 from claw.skills.push import DIRECTIONS, push_outcome
 
 

@@ -21,7 +21,7 @@ from claw.planner.grounding.conflicts import TOWERS
 from claw.planner.llm.planner import LLMPlanner
 from claw.planner.offline import OfflinePlanner
 from claw.planner.steps.ordering import stand_in
-from claw.skills.executor import SkillCall
+from claw.skills.plans import SkillCall
 
 MOCK_MODEL = "gpt-4o-mini"  # priced by litellm's local cost map, so cost is counted too
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
+from claw.eval.cases import CaseResult, crashed, worker
 from claw.eval.ray_connect import (
     LOCAL,
     check_address,
@@ -28,7 +29,6 @@ from claw.eval.suite import Case, Suite
 from claw.planner.text import clean_text
 
 if TYPE_CHECKING:
-    from claw.eval.runner import CaseResult
     from claw.planner.llm.completion import ModelSettings
 
 # joining Ray is ray_connect's; its names stay importable from here too
@@ -63,9 +63,7 @@ def _run_case(
     settings_json: str | None,
 ) -> CaseOutcome:
     """One case in a Ray worker, exactly as a local worker runs it."""
-    from claw.eval.runner import _worker
-
-    text, answers = _worker((suite_json, index, planner, record, prefer, settings_json))
+    text, answers = worker((suite_json, index, planner, record, prefer, settings_json))
     return CaseOutcome(index=index, result_json=text, answers=answers, node=_node_id())
 
 
@@ -88,7 +86,7 @@ def _run_chunk(
     *args: Any,
 ) -> list[CaseOutcome]:
     """Cases ``indices``, one after another in this worker at the caller's niceness ``nice``; a
-    case that raises is that case's result (:func:`claw.eval.runner.crashed`)."""
+    case that raises is that case's result (:func:`claw.eval.cases.crashed`)."""
     if nice is not None:
         match_niceness(nice)
     outcomes = []
@@ -96,8 +94,6 @@ def _run_chunk(
         try:
             outcomes.append(case_fn(suite_json, index, *args))
         except Exception as exc:  # the case's own failure, never its neighbours' or the run's
-            from claw.eval.runner import crashed
-
             case = Suite.model_validate_json(suite_json).cases[index]
             text = crashed(case, exc).model_dump_json()
             outcomes.append(CaseOutcome(index=index, result_json=text, node=_node_id()))
@@ -160,7 +156,6 @@ def _cancel(ray: Any, refs: list[Any]) -> None:
 def _outcomes(ray: Any, ref: Any, cases: list[tuple[int, Case]]) -> list[CaseOutcome]:
     """A finished task's outcomes (index, case): a task that raised gives each of its cases
     that error as its result, one lost with its worker or node (after the retry) lost ones."""
-    from claw.eval.runner import crashed
 
     try:
         return ray.get(ref)
@@ -192,7 +187,6 @@ def run_suite_cases(
 ) -> None:
     """:func:`claw.eval.runner.run_suite`'s cases as Ray tasks, filling ``results`` (by case),
     ``recorded`` (the answers) and ``ran_on`` (cases per node) as they finish."""
-    from claw.eval.runner import CaseResult
     from claw.library import policy_source
 
     policy_source()  # synced here once, before any worker opens it

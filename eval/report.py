@@ -22,7 +22,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from claw.eval.runner import CaseResult, SuiteResult, run_case, share_key
+from claw.eval.cases import CaseResult, run_case
+from claw.eval.runner import SuiteResult, share_key
 from claw.eval.suite import Suite
 from claw.eval.tallies import MODEL_TOKENS, cases_key, success_key
 from claw.planner.llm.completion import ModelSettings

@@ -1,73 +1,27 @@
-"""Run a suite on physics: each case planned, executed, judged by its ground truth; metrics."""
+"""Run a suite on physics: its cases (:mod:`claw.eval.cases`) in this process, in worker
+processes or as Ray tasks (:mod:`claw.eval.ray_runner`), in case order; metrics."""
 
 from __future__ import annotations
 
-import json
 import multiprocessing
 import time
 from collections import defaultdict
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, Field
 
-from claw.envs.exceptions import InvalidSceneError
-from claw.envs.tabletop import TabletopEnv
-from claw.envs.video import check_video_path
-from claw.eval.cassette import Cassette, key
-from claw.eval.judging import judge, read_right
+from claw.eval.cases import CaseResult, crashed, recording, run_case, worker
+from claw.eval.cassette import Cassette
 from claw.eval.mocks import MOCK_MODEL
 from claw.eval.selection import Selection
-from claw.eval.suite import Case, Suite
-from claw.eval.tallies import outcome, tallies
+from claw.eval.suite import Suite
+from claw.eval.tallies import tallies
 from claw.library import policy_source
 from claw.planner.base import READERS, Reader
 from claw.planner.llm.completion import ModelSettings
-from claw.planner.text import clean_text, redact
-from claw.runtime import Planner, RunResult, Session, make_planner, parse_planner, run_instruction
-
-
-class CaseResult(BaseModel):
-    """How one case went."""
-
-    id: str
-    tags: list[str]
-    success: bool
-    reason: str = ""
-    read_right: bool = False
-    """The planner read the instruction right: its first plan's goal is the case's (and its
-    pushes the expected push), or it refused with the expected error — before any physics."""
-    refused: bool = False
-    """A goal case stopped by a refusal before any step ran (:mod:`claw.eval.tallies`)."""
-    wrong_reading_ran: bool = False
-    """A goal case whose first plan was not read right, yet a step of it ran."""
-    trap_planned: bool = False
-    """An ``expect_error`` case for which a plan was made instead of the refusal."""
-    goal_recall: float = 0.0
-    """Fraction of the ground-truth goal predicates that hold at the end (1.0 for error cases)."""
-    executable: float = 0.0
-    """Fraction of planned steps that validated and ran successfully."""
-    replans: int = 0
-    plan_steps: int = 0
-    """Steps of the last plan as the planner wrote it (a composite skill's call is one)."""
-    reader: Reader | None = None
-    """Who read the instruction and planned the case: ``offline`` or ``model`` (``None``: no
-    planner was asked, as for a scene that cannot be built)."""
-    llm_calls: int = 0
-    llm_tokens: int = 0
-    """Prompt and completion tokens together (``llm_prompt_tokens + llm_completion_tokens``)."""
-    llm_prompt_tokens: int = 0
-    llm_completion_tokens: int = 0
-    llm_cached: int = 0
-    """Model answers taken from the answer cache (no call, no token)."""
-    sim_seconds: float = 0.0
-    wall_seconds: float = 0.0
-    error: str | None = None
-    """The kind of the exception that stopped this case (claw's own kind, ``internal_error``
-    for any other), with its message in ``reason``; None for a case that ran to its verdict."""
-    run: dict[str, Any] = Field(default_factory=dict)
+from claw.runtime import RunResult, parse_planner
 
 
 class SuiteResult(BaseModel):
@@ -89,137 +43,6 @@ class SuiteResult(BaseModel):
     ran_on: dict[str, int] = Field(default_factory=dict, exclude=True)
     """Cases per Ray node of a ``ray`` run (not written: a case's result is the same wherever
     it ran)."""
-
-
-_recording: dict[str, str] | None = None  # answers recorded in this process (--record)
-VIDEO_FRAME = (240, 320)  # a case's video: height, width
-VIDEO_FPS = 10  # frames per simulated second
-
-
-def case_planner(
-    spec: str, case: Case, env: TabletopEnv, settings: ModelSettings | None = None
-) -> Planner:
-    """The planner a case runs with, recording its model's answers when a recording is on."""
-    planner = make_planner(spec, env=env, ground_truth=case, settings=settings)
-    recording, model = _recording, planner.model
-    if recording is not None and model is not None:
-
-        def remember(messages: list[dict[str, str]], answer: str) -> None:
-            recording[key(model, messages)] = answer
-
-        planner.on_answer = remember
-    return planner
-
-
-def run_case(
-    suite: Suite,
-    index: int,
-    planner_spec: str,
-    video: Path | None = None,
-    prefer: str | None = None,
-    settings: ModelSettings | None = None,
-) -> CaseResult:
-    """Run case ``index`` of ``suite`` on a fresh env and judge it (an LLM asked as
-    ``settings`` say).
-
-    With ``video`` (``.gif`` or ``.mp4``) the run is recorded at ``VIDEO_FPS`` frames per
-    simulated second (``VIDEO_FRAME``: 240 x 320) and written there once it has been judged;
-    no file when the scene cannot be built.
-    Any exception of the case (not Ctrl-C) is its result (:func:`crashed`), never the suite's.
-    """
-    if video is not None:
-        check_video_path(video)
-    tic = time.perf_counter()
-    try:
-        return _run_case(suite, index, planner_spec, video, prefer, settings)
-    except Exception as exc:  # one case's failure, whatever it is, is that case's result
-        return crashed(suite.cases[index], exc, time.perf_counter() - tic)
-
-
-def crashed(case: Case, exc: BaseException, wall_seconds: float = 0.0) -> CaseResult:
-    """The result of a case that raised ``exc``: failed, with its kind and one-line message."""
-    kind = str(getattr(exc, "kind", "") or "internal_error")
-    message = clean_text(redact(str(exc)), 200) or "no message"
-    return CaseResult(
-        id=case.id,
-        tags=case.tags,
-        success=False,
-        reason=f"{kind}: {type(exc).__name__}: {message}",
-        error=kind,
-        wall_seconds=round(wall_seconds, 3),
-    )
-
-
-def _run_case(
-    suite: Suite,
-    index: int,
-    planner_spec: str,
-    video: Path | None,
-    prefer: str | None,
-    settings: ModelSettings | None,
-) -> CaseResult:
-    case = suite.cases[index]
-    tic = time.perf_counter()
-    try:
-        session = Session(suite.scene_of(case), video=video, frame_size=VIDEO_FRAME, fps=VIDEO_FPS)
-    except InvalidSceneError as exc:
-        ok = case.accepts_error("invalid_scene")
-        return CaseResult(
-            id=case.id,
-            tags=case.tags,
-            success=ok,
-            read_right=ok,
-            reason="" if ok else f"invalid scene: {exc}",
-            goal_recall=1.0 if ok else 0.0,
-            wall_seconds=round(time.perf_counter() - tic, 3),
-        )
-    with session:
-        session.reset(case.seed)
-        env = session.env
-        before = env.data.qpos.copy()
-        planner = case_planner(planner_spec, case, env, settings)
-        result = run_instruction(env, case.instruction, planner, prefer=prefer)
-        success, reason, recall = judge(case, env, result, before)
-        session.save_video()
-    planned = max(len(result.plan), len(result.steps))
-    usage = planner.usage
-    right = read_right(case, result)
-    counted = outcome(case, result, right, success)
-    return CaseResult(
-        id=case.id,
-        tags=case.tags,
-        success=success,
-        reason=reason,
-        read_right=right,
-        refused=counted.refused,
-        wrong_reading_ran=counted.wrong_reading_ran,
-        trap_planned=counted.trap_planned,
-        goal_recall=round(recall, 4),
-        executable=round(sum(s.success for s in result.steps) / planned, 4) if planned else 1.0,
-        replans=result.replans,
-        plan_steps=len(result.plan),
-        reader=result.reader,
-        llm_calls=0 if usage is None else usage.calls,
-        llm_tokens=0 if usage is None else usage.prompt_tokens + usage.completion_tokens,
-        llm_prompt_tokens=0 if usage is None else usage.prompt_tokens,
-        llm_completion_tokens=0 if usage is None else usage.completion_tokens,
-        llm_cached=0 if usage is None else usage.cached,
-        sim_seconds=result.sim_seconds,
-        wall_seconds=round(time.perf_counter() - tic, 3),
-        run=json.loads(result.model_dump_json()),
-    )
-
-
-def _worker(
-    payload: tuple[str, int, str, bool, str | None, str | None],
-) -> tuple[str, dict[str, str]]:
-    global _recording
-    suite_json, index, planner, record, prefer, settings_json = payload
-    _recording = {} if record else None
-    settings = ModelSettings.model_validate_json(settings_json) if settings_json else None
-    suite = Suite.model_validate_json(suite_json)
-    result = run_case(suite, index, planner, prefer=prefer, settings=settings)
-    return result.model_dump_json(), _recording or {}
 
 
 def share_key(reader: Reader) -> str:
@@ -273,7 +96,6 @@ def run_suite(
     that succeeded on physics is learned as a composite skill once all have run, in case order
     (:func:`claw.library.learn_from_run`), whatever ran them.
     """
-    global _recording
     spec = parse_planner(planner)  # a bad name fails here, before any case runs
     tic = time.perf_counter()
     results: list[CaseResult | None] = [None] * len(suite.cases)
@@ -296,14 +118,11 @@ def run_suite(
             progress,
         )
     elif workers <= 1:
-        _recording = recorded if record is not None else None
-        try:
+        with recording(recorded if record is not None else None):
             for i in range(len(suite.cases)):
                 results[i] = run_case(suite, i, planner, prefer=prefer, settings=settings)
                 if progress is not None:
                     progress(results[i])  # type: ignore[arg-type]
-        finally:
-            _recording = None
     else:
         policy_source()  # opened once here: workers inherit it synced (and any note said once)
         payload = suite.model_dump_json()
@@ -311,7 +130,7 @@ def run_suite(
         with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
             model = settings.model_dump_json() if settings is not None else None
             jobs = [
-                pool.submit(_worker, (payload, i, planner, record is not None, prefer, model))
+                pool.submit(worker, (payload, i, planner, record is not None, prefer, model))
                 for i in range(len(suite.cases))
             ]
             for i, job in enumerate(jobs):

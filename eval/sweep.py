@@ -29,11 +29,12 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from claw.common.files import atomic_write
 from claw.envs.yamlfile import YamlLimitError, read_yaml
+from claw.eval.cases import CaseResult
 from claw.eval.exceptions import InvalidSuiteError
-from claw.eval.runner import CaseResult, SuiteResult, run_suite
+from claw.eval.runner import SuiteResult, run_suite
 from claw.eval.suite import Suite, load_suite
-from claw.library.files import atomic_write
 from claw.planner.llm.completion import ModelSettings
 from claw.runtime import parse_planner
 

@@ -17,8 +17,8 @@ from typing import Any
 from stable_baselines3.common.callbacks import BaseCallback, EvalCallback
 from stable_baselines3.common.vec_env import VecEnv
 
+from claw.common.files import atomic_write
 from claw.learning.config import CurriculumConfig
-from claw.library.files import atomic_write
 
 STATE_FILE = "curriculum.json"
 

@@ -22,9 +22,10 @@ from stable_baselines3.sac.policies import SACPolicy
 from stable_baselines3.td3.policies import TD3Policy
 from torch import nn
 
+from claw.common.files import atomic_write
 from claw.envs.goal import RESIDUAL_SCALE
 from claw.learning.config import TrainConfig
-from claw.library.files import atomic_write, sha256_of
+from claw.library.files import sha256_of
 from claw.skills.policy import CONFIG_FILE, WEIGHTS_FILE, Layer, Normalization, PolicyConfig
 
 _ACTIVATION_NAMES = {nn.ReLU: "relu", nn.Tanh: "tanh"}

@@ -37,6 +37,7 @@ from stable_baselines3.common.off_policy_algorithm import OffPolicyAlgorithm
 from stable_baselines3.common.utils import set_random_seed
 from stable_baselines3.common.vec_env import VecNormalize
 
+from claw.common.files import atomic_write
 from claw.envs.goal import GoalEnv
 from claw.envs.tasks import GoalObservation
 from claw.learning.config import TrainConfig
@@ -46,7 +47,6 @@ from claw.learning.export import export_policy
 from claw.learning.finetune import BehaviourCloningTerm, finetune, squashed_actor
 from claw.learning.tracking import TrackedRun
 from claw.learning.train import EVAL_SEED_OFFSET, make_envs, make_model, run_meta, track_outputs
-from claw.library.files import atomic_write
 from claw.skills.policy import PolicyNetwork
 
 DAGGER_SEED_OFFSET = 20_000  # DAgger rollouts use seeds apart from the demonstrations' and evals'

@@ -8,7 +8,7 @@ from typing import Any
 from claw.learning.evaluate import MEASURED_WITHIN, evaluate_policy
 from claw.learning.exceptions import InvalidConfigError
 from claw.learning.export import write_config
-from claw.library.builtins import implementation_ref, policy_metrics, success_tolerance
+from claw.library.builtins import implementation_ref, policy_metrics
 from claw.library.files import git_commit
 from claw.library.manifest import Provenance, SkillRecord
 from claw.library.storage import SkillLibrary
@@ -43,7 +43,7 @@ def register_policy(
     classes = LEARNED_SKILLS[network.config.task]
     library = library or SkillLibrary()
     library.check_writable()  # before measuring, not after
-    tolerances = {t for t in map(success_tolerance, classes) if t}
+    tolerances = {t for t in (cls.tolerance() for cls in classes) if t}
     thresholds = tuple(sorted({*MEASURED_WITHIN, *tolerances}))
     evaluation = evaluate_policy(network, episodes=episodes, thresholds=thresholds)
     config = network.config.model_copy(update={"evaluation": evaluation})

@@ -53,6 +53,7 @@ from stable_baselines3.common.vec_env import (
 )
 
 import claw.envs  # noqa: F401  (registers the training envs)
+from claw.common.files import atomic_write
 from claw.envs.multi_agent import PARALLEL_ENVS
 from claw.learning.config import OFF_POLICY, TrainConfig
 from claw.learning.curriculum import Curriculum
@@ -61,7 +62,7 @@ from claw.learning.exceptions import InvalidConfigError
 from claw.learning.export import export_policy, zero_output_layer
 from claw.learning.multi_agent import AgentsVecEnv
 from claw.learning.tracking import TrackedRun
-from claw.library.files import atomic_write, git_commit
+from claw.library.files import git_commit
 from claw.skills.policy import PolicyNetwork
 
 ALGORITHM_CLASSES: dict[str, type[BaseAlgorithm]] = {"tqc": TQC, "sac": SAC, "td3": TD3, "ppo": PPO}

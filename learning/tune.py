@@ -21,11 +21,11 @@ from typing import Any
 import optuna
 import yaml
 
+from claw.common.files import atomic_write
 from claw.learning.config import OFF_POLICY, load_config
 from claw.learning.exceptions import InvalidConfigError
 from claw.learning.tracking import TrackedRun, TrackerSettings
 from claw.learning.train import train
-from claw.library.files import atomic_write
 
 
 def sample_overrides(trial: optuna.trial.BaseTrial, algo: str) -> dict[str, Any]:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 
-from claw.library.composite import CompositeBody
+from claw.library.composite import CompositeBody, object_type
 from claw.library.composites import Composites, learn_from_run, prune
+from claw.library.embedding import Embedder, MiniLMEmbedder, english_words, make_embedder
 from claw.library.exceptions import LibraryError, LibraryWriteError
 from claw.library.index import SearchHit
 from claw.library.manifest import Artifact, Metrics, Provenance, SkillRecord
@@ -30,15 +31,20 @@ __all__ = [
     "Artifact",
     "CompositeBody",
     "Composites",
+    "Embedder",
     "LibraryError",
     "LibraryWriteError",
     "Metrics",
+    "MiniLMEmbedder",
     "Provenance",
     "SearchHit",
     "SkillLibrary",
     "SkillRecord",
     "default_root",
+    "english_words",
     "learn_from_run",
+    "make_embedder",
+    "object_type",
     "policy_source",
     "prune",
     "record_controller_metrics",

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel
 
-from claw.library.files import atomic_write
+from claw.common.files import atomic_write
 from claw.library.index import SkillIndex
 from claw.library.manifest import Manifest, SkillRecord
 from claw.library.storage import SkillLibrary

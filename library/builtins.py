@@ -6,11 +6,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from claw.envs.tasks import TASKS
 from claw.library.files import git_commit, sha256_of
 from claw.library.manifest import Metrics, Provenance, SkillRecord
 from claw.skills.base import Skill
-from claw.skills.push import TOLERANCE, Push
 
 
 def implementation_ref(cls: type[Skill]) -> str:
@@ -19,23 +17,8 @@ def implementation_ref(cls: type[Skill]) -> str:
 
 
 def bundled_artifacts(cls: type[Skill]) -> list[Path]:
-    """Files shipped with a skill class (a policy's weights and config), if it has any."""
-    bundled = getattr(cls, "bundled_artifacts", None)
-    return [p for p in bundled() if p.is_file()] if bundled is not None else []
-
-
-def success_tolerance(cls: type[Skill]) -> float | None:
-    """How close (m) a skill's result must come to its goal for it to succeed, as the skill
-    itself judges it (``push``: the controller's 2 cm, whatever its policy was trained to)."""
-    explicit = getattr(cls, "success_tolerance", None)
-    if explicit is not None:
-        return float(explicit)
-    if issubclass(cls, Push):
-        return TOLERANCE
-    task = getattr(cls, "task_name", None)
-    if task is not None:
-        return float(TASKS[task].threshold)
-    return None
+    """The files shipped with a skill class that are there (a policy's weights and config)."""
+    return [p for p in cls.bundled_artifacts() if p.is_file()]
 
 
 def policy_metrics(cls: type[Skill], evaluation: Mapping[str, Any]) -> Metrics:
@@ -46,7 +29,7 @@ def policy_metrics(cls: type[Skill], evaluation: Mapping[str, Any]) -> Metrics:
     env's own threshold and rate are kept as ``env_threshold`` and ``env_success_rate``. Figures
     measured at no such distance keep the env's rate, its threshold named as the tolerance.
     """
-    tolerance = success_tolerance(cls)
+    tolerance = cls.tolerance()
     within = evaluation.get("success_within") or {}
     conditions = {
         **evaluation,
@@ -62,8 +45,8 @@ def policy_metrics(cls: type[Skill], evaluation: Mapping[str, Any]) -> Metrics:
 
 
 def bundled_metrics(cls: type[Skill]) -> Metrics | None:
-    measured = getattr(cls, "bundled_metrics", None)
-    raw = measured() if measured is not None else None
+    """A skill's shipped measured success, as the library records it."""
+    raw = cls.bundled_metrics()
     if raw is None:
         return None
     if "success_within" in raw.get("conditions", {}):  # a policy's evaluation: at the skill's

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from claw.envs.regions import REGIONS
 from claw.skills.base import ObjectRef, RegionRef, get_skill, skill_names, unknown_skill
 from claw.skills.exceptions import InvalidParamsError, UnknownSkillError
-from claw.skills.executor import SkillCall
+from claw.skills.plans import SkillCall
 
 COMPOSITE_FORMAT = 1
 BODY_FILE = "composite.json"

@@ -37,7 +37,7 @@ from claw.library.manifest import Manifest, Metrics, Provenance, SkillRecord
 from claw.library.storage import SkillLibrary
 from claw.skills.base import skill_names
 from claw.skills.exceptions import ArtifactError, InvalidParamsError, UnknownSkillError
-from claw.skills.executor import SkillCall
+from claw.skills.plans import SkillCall
 
 KIND = "composite"
 STRUCTURE_TAG = "structure:"

@@ -1,13 +1,12 @@
-"""Files the library writes and checks: atomic writes, sha256, the git commit of the code."""
+"""Files the library writes and checks: sha256, old runs removed, the git commit of the code
+(atomic writes are :func:`claw.common.files.atomic_write`)."""
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
-import os
 import shutil
 import subprocess
-import tempfile
 import time
 from pathlib import Path
 
@@ -18,27 +17,6 @@ def sha256_of(path: Path) -> str:
         for block in iter(lambda: f.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
-
-
-def atomic_write(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` all at once: temporary file, fsync, rename, fsync dir."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    directory = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(directory)
-    finally:
-        os.close(directory)
 
 
 def remove_old(files: list[Path], folders: list[Path], age: float) -> list[Path]:

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from claw.common.files import atomic_write
 from claw.library.embedding import Embedder, retrieval_text
-from claw.library.files import atomic_write
 from claw.library.manifest import SkillRecord
 
 if TYPE_CHECKING:

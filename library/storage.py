@@ -26,6 +26,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from claw.common.files import claw_home
 from claw.library.builtins import (
     builtin_records,
     bundled_artifacts,
@@ -49,7 +50,7 @@ _noted_read_only: set[Path] = set()  # libraries this process has said it cannot
 
 def default_root() -> Path:
     """``$CLAW_HOME/library``, or ``~/.claw/library`` where ``CLAW_HOME`` is unset or empty."""
-    return Path(os.environ.get("CLAW_HOME") or "~/.claw").expanduser() / "library"
+    return claw_home() / "library"
 
 
 class SkillLibrary(ManifestStore):

@@ -17,8 +17,9 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from claw.common.files import atomic_write
 from claw.library.exceptions import LibraryError, LibraryWriteError
-from claw.library.files import atomic_write, remove_folders, remove_old
+from claw.library.files import remove_folders, remove_old
 from claw.library.manifest import Manifest
 
 MANIFEST = "manifest.json"

@@ -28,7 +28,7 @@ from claw.planner.llm.completion import ModelClient, ModelSettings
 from claw.planner.llm.hybrid import HybridPlanner
 from claw.planner.llm.planner import FallbackPlanner, LLMPlanner
 from claw.planner.offline import OfflinePlanner
-from claw.planner.plan import MAX_PLAN_STEPS, Failure, Plan, check_plan_length, plan_problems
+from claw.planner.plan import MAX_PLAN_STEPS, check_plan_length, plan_problems
 from claw.planner.registry import (
     MODEL_ENV,
     PlannerContext,
@@ -40,6 +40,7 @@ from claw.planner.registry import (
     register_planner,
 )
 from claw.planner.text import clean_text
+from claw.skills import Failure, Plan, ReadingNotes, SkillCall, Waypoint, WordMatch
 
 __all__ = [
     "API_BASE_ENV",
@@ -67,9 +68,13 @@ __all__ = [
     "PlannerFactory",
     "PlannerSpec",
     "PlannerUnavailableError",
+    "ReadingNotes",
+    "SkillCall",
     "UnparseableError",
     "UnsupportedError",
     "Usage",
+    "Waypoint",
+    "WordMatch",
     "check_plan_length",
     "clean_text",
     "make_planner",

@@ -14,7 +14,8 @@ from typing import Literal, Protocol, get_args
 from pydantic import BaseModel
 
 from claw.envs.tabletop import TabletopEnv
-from claw.planner.plan import MAX_PLAN_STEPS, Failure, Plan
+from claw.planner.plan import MAX_PLAN_STEPS
+from claw.skills import Failure, Plan
 
 AnswerHook = Callable[[list[dict[str, str]], str], None]
 """Called with the messages and the answer of every model call (e.g. to record a cassette)."""

@@ -40,10 +40,9 @@ from claw.planner.grounding.suggest import help_with
 from claw.planner.language.arm_phrases import ArmIntent, check_said, read_arm_phrases
 from claw.planner.language.forms import Segment
 from claw.planner.language.robust import read_instruction
-from claw.planner.plan import Failure, Plan, ReadingNotes, WordMatch
 from claw.planner.steps.arms import arm_goal, assign_arms, with_arms
 from claw.planner.steps.writer import write_plan, write_steps
-from claw.skills.executor import SkillCall
+from claw.skills import Failure, Plan, ReadingNotes, SkillCall, WordMatch
 
 
 class OfflinePlanner(BasePlanner):

@@ -1,17 +1,13 @@
-"""``Plan``: a planner's reading of the goal, and the skill calls that should reach it."""
+"""What is checked of a plan (:class:`~claw.skills.plans.Plan`): its length, its goal read from
+text, and every reason it cannot run in a scene."""
 
 from __future__ import annotations
-
-from typing import Literal
-
-from pydantic import BaseModel, ConfigDict, Field
 
 from claw.common.exceptions import ClawError
 from claw.envs.predicates import Predicate, check_objects, parse_predicate
 from claw.envs.tabletop import TabletopEnv
 from claw.planner.exceptions import PlanTooLongError
-from claw.skills.base import check_offered, skill_names, unknown_skill
-from claw.skills.executor import CompositeSource, SkillCall, bind
+from claw.skills import CompositeSource, Plan, bind, check_offered, skill_names, unknown_skill
 
 MAX_PLAN_STEPS = 50
 """The most skill calls a plan may have (``run_instruction(max_steps=...)``, ``--max-steps``).
@@ -22,75 +18,9 @@ plan (a model's 100,000 steps) before anything moves.
 """
 
 
-class WordMatch(BaseModel):
-    """A word read as another, and how: ``spelling`` (a slip, or two words typed as one),
-    ``sound`` (a dictated homophone), ``consonants`` (typed without vowels), ``meaning`` (the
-    embedder's match, with its cosine ``score``), ``table`` (another name of the table) or
-    ``form`` (a verb form made plain: "placed", "the robot places")."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    typed: str
-    read: str
-    how: Literal["spelling", "sound", "consonants", "meaning", "table", "form"]
-    score: float | None = None
-
-
 MAX_GOAL_PREDICATES = 2 * MAX_PLAN_STEPS
 """The most different predicates a goal may have: every step of the longest plan may reach
 two (a place and what it leaves true), and ordering them costs the square of their number."""
-
-
-class ReadingNotes(BaseModel):
-    """What a reader changed to read an instruction: words left out, words read as others
-    (every other word was read as typed)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    ignored: list[str] = Field(default_factory=list)
-    corrected: dict[str, str] = Field(default_factory=dict)
-    """Each word typed, and the word it was read as (a typo, or a word matched by meaning)."""
-    matched: list[WordMatch] = Field(default_factory=list)
-    """How each corrected word was matched."""
-
-
-class Waypoint(BaseModel):
-    """A goal reached on the way: it must hold once the plan's first ``after`` steps ran (a
-    sequence's earlier turn, superseded by a later one), and need not hold at the end."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    goal: list[Predicate]
-    after: int = Field(ge=0)
-
-
-class Plan(BaseModel):
-    """Goal predicates (ground truth to check at the end) and an ordered list of skill calls."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    reading: ReadingNotes | None = None
-    """What the reader changed to read the instruction (``None``: read as typed)."""
-
-    goal: list[Predicate] = Field(default_factory=list)
-    """Predicates such as ``next_to(red_block, blue_box)`` that must all hold at the end (given
-    as text, they are parsed; they serialise as their canonical text)."""
-    steps: list[SkillCall] = Field(default_factory=list)
-    waypoints: list[Waypoint] = Field(default_factory=list)
-    """Goals to reach on the way, in order (``after`` not decreasing); the run checks each once
-    its steps ran, and replans from the first not reached."""
-
-
-class Failure(BaseModel):
-    """What went wrong in a run, for ``Planner.replan``: how many steps ran (the failed one
-    included), the call that failed (or ``the plan``, when every step ran yet the goal does not
-    hold), and why."""
-
-    model_config = ConfigDict(frozen=True)
-
-    step: int
-    call: str
-    reason: str
 
 
 def read_goal(texts: list[str], names: list[str]) -> tuple[list[Predicate], list[ClawError]]:

@@ -20,7 +20,8 @@ from pydantic import BaseModel
 from claw.envs.objects import BAR_LENGTH_RANGE
 from claw.envs.tabletop import TabletopEnv
 from claw.planner.offline import OfflinePlanner
-from claw.skills.executor import ExecutionResult, SkillCall, execute_calls
+from claw.skills.executor import ExecutionResult, execute_calls
+from claw.skills.plans import SkillCall
 
 BLOCK_Y = (0.26, 0.44)  # |y| (m) of a drawn block: on its arm's side, 4 cm or more clear of the box
 BOXES = [

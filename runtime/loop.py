@@ -29,18 +29,12 @@ from claw.planner.base import Planner, Reader
 from claw.planner.exceptions import PlanTooLongError
 from claw.planner.grounding.suggest import Suggestion
 from claw.planner.language.instruction import check_text, printable
-from claw.planner.plan import (
-    MAX_PLAN_STEPS,
-    Failure,
-    Plan,
-    ReadingNotes,
-    check_plan_length,
-    too_long_message,
-)
+from claw.planner.plan import MAX_PLAN_STEPS, check_plan_length, too_long_message
 from claw.runtime.exceptions import InvalidRunError
 from claw.runtime.waypoints import WaypointReport, run_pass, unreached
 from claw.skills.base import SkillResult
-from claw.skills.executor import ExecutionResult, SkillCall, execute_calls
+from claw.skills.executor import ExecutionResult, execute_calls
+from claw.skills.plans import Failure, Plan, ReadingNotes, SkillCall
 
 SELF_CHECKED_SKILLS = frozenset({"push", "move_to", "open_gripper", "close_gripper", "home"})
 """Skills whose result is measured by the skill itself from the state: a push ends where it was

@@ -15,9 +15,9 @@ from pydantic import BaseModel, Field
 
 from claw.envs.predicates import Predicate
 from claw.envs.tabletop import TabletopEnv
-from claw.planner.plan import Failure, Plan, Waypoint
 from claw.skills.base import SkillResult
-from claw.skills.executor import ExecutionResult, SkillCall
+from claw.skills.executor import ExecutionResult
+from claw.skills.plans import Failure, Plan, SkillCall, Waypoint
 
 Execute = Callable[[list[SkillCall]], ExecutionResult]
 """Runs skill calls on the env (``execute_calls`` with the run's settings)."""

@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from claw.eval.runner import CaseResult, run_case
+from claw.eval.cases import CaseResult, run_case
 from claw.eval.suite import load_suite
 from claw.library import SkillLibrary
 from claw.library.composites import Composites, learn_from_run

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Annotated, Any, ClassVar, Generic, Literal, TypeVar, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -97,6 +98,36 @@ class Skill(ABC, Generic[P]):
     """Phrases a person might use for this skill (for retrieval)."""
     arms: ClassVar[int] = 1
     """How many arms the skill needs (a scene with fewer does not offer it)."""
+    task_name: ClassVar[str | None] = None
+    """The training task (``claw train TASK``) whose env judges this skill, if any: its success
+    threshold is the skill's tolerance unless ``success_tolerance`` says otherwise."""
+    success_tolerance: ClassVar[float | None] = None
+    """How close (m) a result must come to its goal for the skill to succeed, as the skill itself
+    judges it; ``None``: its task's threshold, or no distance at all."""
+
+    @classmethod
+    def tolerance(cls) -> float | None:
+        """How close (m) a result must come to its goal: ``success_tolerance``, else the
+        threshold of the skill's training task, else ``None``."""
+        if cls.success_tolerance is not None:
+            return float(cls.success_tolerance)
+        if cls.task_name is not None:
+            from claw.envs.tasks import TASKS
+
+            return float(TASKS[cls.task_name].threshold)
+        return None
+
+    @classmethod
+    def bundled_artifacts(cls) -> list[Path]:
+        """Files shipped with the skill (a policy's weights and config), registered with it in
+        the library; none for a controller."""
+        return []
+
+    @classmethod
+    def bundled_metrics(cls) -> dict[str, Any] | None:
+        """The skill's shipped measured success (``success_rate``, ``episodes``,
+        ``conditions``), if it ships one."""
+        return None
 
     def prepare(self) -> None:
         """Load what the skill needs before anything moves (a policy's weights).

@@ -10,7 +10,7 @@ import contextlib
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ValidationError
 
 from claw.common.exceptions import ClawError
 from claw.envs.tabletop import TabletopEnv
@@ -26,21 +26,8 @@ from claw.skills.base import (
     unknown_skill,
 )
 from claw.skills.exceptions import InvalidParamsError
-from claw.skills.lanes import ARM_ARG
 from claw.skills.learned import PolicySkill, PolicySource
-
-
-class SkillCall(BaseModel):
-    """One step of a plan: a registered skill and its arguments."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    skill: str
-    args: dict[str, Any] = Field(default_factory=dict)
-
-    def __str__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self.args.items())
-        return f"{self.skill}({args})"
+from claw.skills.plans import ARM_ARG, SkillCall
 
 
 class ExecutionResult(BaseModel):

@@ -70,6 +70,11 @@ class Handover(Skill[HandoverParams]):
         "hand it over",
     )
 
+    @staticmethod
+    def meeting_point(arms: tuple[str, ...]) -> np.ndarray:
+        """Where on the table (xy) the ``arms`` meet for a handover."""
+        return meeting_xy(arms)
+
     def preconditions(self, env: TabletopEnv, params: HandoverParams) -> list[str]:
         problems = super().preconditions(env, params)
         if problems:

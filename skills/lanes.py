@@ -21,13 +21,12 @@ from claw.envs.regions import region_anchor, resolve_region
 from claw.envs.state import WorldState
 from claw.envs.tabletop import TabletopEnv
 from claw.skills.base import SkillResult, skill_arms, skill_names
+from claw.skills.plans import ARM_ARG
 
 if TYPE_CHECKING:
-    from claw.skills.executor import SkillCall
+    from claw.skills.plans import SkillCall
 
 LANE_CLEARANCE = 0.10  # m a lane's claw may reach across y beyond the places it names
-ARM_ARG = "arm"
-"""Every call may name the arm that runs it (:mod:`claw.envs.arms`); the default arm otherwise."""
 
 T = TypeVar("T")
 

@@ -50,7 +50,7 @@ class ShippedPolicies:
     against their ``policy.json``."""
 
     def policy(self, cls: type[PolicySkill]) -> PolicyNetwork:
-        return PolicyNetwork.load(POLICIES_DIR / cls.task_name)
+        return PolicyNetwork.load(POLICIES_DIR / cls.task())
 
 
 LEARNED_SKILLS: dict[str, tuple[type[PolicySkill[Any]], ...]] = {}
@@ -67,20 +67,26 @@ class PolicySkill(Skill[P]):
 
     kind: ClassVar[SkillKind] = "policy"
     implementation: ClassVar[str] = "learned"
-    task_name: ClassVar[str]
     horizon: ClassVar[int]
     """Most policy steps per run: the training env's episode length."""
 
     @classmethod
+    def task(cls) -> str:
+        """The training task's name: every policy skill names one (``task_name``)."""
+        if cls.task_name is None:
+            raise TypeError(f"{cls.__name__} is a policy skill without a task_name")
+        return cls.task_name
+
+    @classmethod
     def bundled_artifacts(cls) -> list[Path]:
         """The shipped policy's files, registered in the library with the skill."""
-        folder = POLICIES_DIR / cls.task_name
+        folder = POLICIES_DIR / cls.task()
         return [folder / WEIGHTS_FILE, folder / CONFIG_FILE]
 
     @classmethod
     def bundled_metrics(cls) -> dict[str, Any] | None:
         """The shipped policy's measured success (from its ``policy.json``)."""
-        path = POLICIES_DIR / cls.task_name / CONFIG_FILE
+        path = POLICIES_DIR / cls.task() / CONFIG_FILE
         if not path.is_file():
             return None
         evaluation = json.loads(path.read_text()).get("evaluation") or None
@@ -94,9 +100,8 @@ class PolicySkill(Skill[P]):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        task = getattr(cls, "task_name", None)
-        if task is not None:
-            LEARNED_SKILLS[task] = (*LEARNED_SKILLS.get(task, ()), cls)
+        if cls.task_name is not None:
+            LEARNED_SKILLS[cls.task_name] = (*LEARNED_SKILLS.get(cls.task_name, ()), cls)
 
     def __init__(
         self, network: PolicyNetwork | None = None, policies: PolicySource | None = None
@@ -191,7 +196,7 @@ class LearnedMoveTo(PolicySkill[MoveToParams], MoveTo):
     horizon = 50
 
     def goal(self, env: TabletopEnv, params: MoveToParams) -> tuple[GoalTask, Array]:
-        return TASKS[self.task_name](), np.array([params.x, params.y, params.z])
+        return TASKS[self.task()](), np.array([params.x, params.y, params.z])
 
     def judge(
         self,
@@ -228,7 +233,7 @@ class LearnedPush(PolicySkill[PushParams], Push):
             driver.apply(np.array([0.0, 0.0, 1.0]))
 
     def goal(self, env: TabletopEnv, params: PushParams) -> tuple[GoalTask, Array]:
-        task = TASKS[self.task_name](params.object)
+        task = TASKS[self.task()](params.object)
         direction = np.array(DIRECTIONS[params.direction])
         return task, task.achieved(env) + params.distance * direction
 

@@ -32,9 +32,9 @@ OPEN_STEPS = 3  # control periods the claw takes to open around a placed block
 class GraspPolicySkill:
     """What the learned pick and place share: the pick-and-place task, its horizon."""
 
-    task_name: ClassVar[str] = "pick_place"
+    task_name: ClassVar[str | None] = "pick_place"
     horizon: ClassVar[int] = 60
-    success_tolerance: ClassVar[float] = TASKS["pick_place"].threshold
+    success_tolerance: ClassVar[float | None] = TASKS["pick_place"].threshold
 
 
 @register_skill
@@ -42,7 +42,7 @@ class LearnedPick(GraspPolicySkill, PolicySkill[PickParams], Pick):
     """``pick`` by the pick-and-place policy: the block to a point above where it stands."""
 
     def goal(self, env: TabletopEnv, params: PickParams) -> tuple[GoalTask, Array]:
-        task = TASKS[self.task_name](params.object)
+        task = TASKS[self.task()](params.object)
         start = task.achieved(env)
         return task, start + np.array([0.0, 0.0, PICK_LIFT])
 
@@ -81,7 +81,7 @@ class LearnedPlace(GraspPolicySkill, PolicySkill[PlaceParams], Place):
 
     def goal(self, env: TabletopEnv, params: PlaceParams) -> tuple[GoalTask, Array]:
         held = held_object(env.world_state())
-        task = TASKS[self.task_name](held)
+        task = TASKS[self.task()](held)
         half = float(env.model.geom(held).size[2])
         spot = self._spot
         return task, np.array([spot.x, spot.y, spot.bottom + DROP_HEIGHT + half])

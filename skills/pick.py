@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection
+from typing import ClassVar
 
 import numpy as np
 
@@ -163,6 +164,8 @@ class PickParams(SkillParams):
 @register_skill
 class Pick(Skill[PickParams]):
     name = "pick"
+    max_length: ClassVar[float] = ONE_CLAW_LENGTH
+    """The longest object (m, its longest side seen from above) one claw holds alone."""
     description = (
         "Pick up an object: approach it from above, grasp it by friction between the claw's "
         "two fingers, and lift it off the table."
@@ -179,6 +182,11 @@ class Pick(Skill[PickParams]):
         "hold the block in the claw",
         "collect the cube",
     )
+
+    @staticmethod
+    def length_of(obj: ObjectState) -> float:
+        """The object's longest side seen from above (m), as :attr:`max_length` measures it."""
+        return object_length(obj)
 
     def preconditions(self, env: TabletopEnv, params: PickParams) -> list[str]:
         problems = super().preconditions(env, params)

@@ -36,7 +36,13 @@ from claw.skills.pick import (
     object_width,
     safe_height,
 )
-from claw.skills.placement import CLEARANCE, Placement, find_placement, targets_problem
+from claw.skills.placement import (
+    CLEARANCE,
+    Placement,
+    find_placement,
+    holds_with_margin,
+    targets_problem,
+)
 
 INSIDE_MARGIN = 0.014  # m the fingers open beyond the object to release it inside a box
 INSIDE_CLEARANCE = 0.008  # m kept from other objects inside a box
@@ -131,6 +137,13 @@ class Place(Skill[PlaceParams]):
         "leave it behind the box",
         "rest it on the block",
     )
+
+    find_placement = staticmethod(find_placement)
+    """Where the skill would put an object so that a relation holds
+    (:func:`claw.skills.placement.find_placement`); raises ``NoPlacement`` where nowhere is."""
+    holds_with_margin = staticmethod(holds_with_margin)
+    """Whether a relation holds at each of some spots, and a margin around each
+    (:func:`claw.skills.placement.holds_with_margin`)."""
 
     @staticmethod
     def _preferred(

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import ClassVar, Literal
 
 import numpy as np
 from pydantic import Field
@@ -180,6 +181,11 @@ class PushParams(SkillParams):
 @register_skill
 class Push(Skill[PushParams]):
     name = "push"
+    success_tolerance: ClassVar[float] = TOLERANCE
+    directions: ClassVar[Mapping[str, tuple[float, float]]] = DIRECTIONS
+    """Each direction a push goes, as a unit vector in the table's xy."""
+    max_distance: ClassVar[float] = MAX_DISTANCE
+    """The longest push (m) one call makes."""
     description = (
         "Push an object along the table in a direction (left, right, far, near) by a distance, "
         "sliding it with the closed claw without lifting it."
@@ -194,6 +200,18 @@ class Push(Skill[PushParams]):
         "sweep the cube toward the robot",
         "bump the block a little further",
     )
+
+    @staticmethod
+    def problem(
+        world: WorldState,
+        obj: ObjectState,
+        direction: str,
+        distance: float,
+        base: tuple[float, float] = (0.0, 0.0),
+    ) -> str | None:
+        """Why ``obj`` cannot be pushed ``distance`` along ``direction`` by the arm standing at
+        ``base`` (its goal out of reach, something in the way), or ``None``."""
+        return push_problem(world, obj, direction, distance, base)
 
     def preconditions(self, env: TabletopEnv, params: PushParams) -> list[str]:
         problems = super().preconditions(env, params)

@@ -167,3 +167,68 @@ def test_every_cited_document_is_in_the_repository() -> None:
             for match in CITATION.finditer(path.read_text()):
                 cited = Path(match.group(1) or match.group(2)).name
                 assert cited in shipped, f"{path.name} cites {cited}, which is not shipped"
+
+
+def module_files() -> dict[str, Path]:
+    """Every claw module by its dotted name, as pyproject's package-dir lays the folders out."""
+    found: dict[str, Path] = {}
+    for package, folder in {"claw": "claw", **{f"claw.{n}": n for n in PACKAGES}}.items():
+        for path in (ROOT / folder).rglob("*.py"):
+            parts = list(path.relative_to(ROOT / folder).with_suffix("").parts)
+            if package == "claw" and len(parts) > 1:
+                continue
+            found[".".join([package, *parts]).removesuffix(".__init__")] = path
+    return found
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Which claw modules each module imports (at any depth, lazily too), package surfaces
+    (``__init__``) left out: a package importing its own modules is no circle."""
+    files = module_files()
+    modules = {name for name, path in files.items() if path.name != "__init__.py"}
+    graph: dict[str, set[str]] = {}
+    for name in modules:
+        targets: set[str] = set()
+        for node in ast.walk(ast.parse(files[name].read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                targets |= {node.module, *(f"{node.module}.{a.name}" for a in node.names)}
+            elif isinstance(node, ast.Import):
+                targets |= {alias.name for alias in node.names}
+        graph[name] = (targets & modules) - {name}
+    return graph
+
+
+def test_no_module_imports_itself_through_others() -> None:
+    graph = import_graph()
+    circles = []
+    for start in sorted(graph):
+        seen, frontier = set(), list(graph[start])
+        while frontier:
+            node = frontier.pop()
+            if node == start:
+                circles.append(start)
+                break
+            if node not in seen:
+                seen.add(node)
+                frontier.extend(graph[node])
+    assert not circles, f"modules in an import circle: {circles}"
+
+
+@pytest.mark.parametrize("layer", ["skills", "library"])
+def test_the_planner_asks_skills_and_the_library_through_their_surface(layer: str) -> None:
+    """What the planner needs of a skill (its geometry, its limits) or of the library it asks of
+    ``claw.skills`` / ``claw.library``, never of their modules."""
+    drawers = []
+    for path in sorted((ROOT / "planner").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            drawers += [
+                f"{path.relative_to(ROOT)}:{node.lineno} imports {name}"
+                for name in names
+                if name.startswith(f"claw.{layer}.")
+            ]
+    assert not drawers, f"the planner reaches into claw.{layer}'s modules:\n" + "\n".join(drawers)

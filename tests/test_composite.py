@@ -30,7 +30,8 @@ from claw.planner.offline import OfflinePlanner
 from claw.runtime import RunResult, StepReport, run_instruction
 from claw.skills.base import skill_names
 from claw.skills.exceptions import ArtifactError, InvalidParamsError
-from claw.skills.executor import SkillCall, execute_calls
+from claw.skills.executor import execute_calls
+from claw.skills.plans import SkillCall
 
 RED_BLUE = "put the red block in the red box, then put the blue block in the blue box"
 STACK = "put the red block in the blue box, then stack the green block on the red block"

@@ -10,11 +10,12 @@ from typing import Any
 import pytest
 import yaml
 
-from claw.eval.runner import CaseResult, summarise
+from claw.eval.cases import CaseResult
+from claw.eval.runner import summarise
 from claw.eval.suite import Case
 from claw.eval.tallies import outcome
 from claw.runtime import RunError, RunResult
-from claw.skills.executor import SkillCall
+from claw.skills.plans import SkillCall
 
 UNREADABLE = "赤いブロックを青い箱に入れて"  # the offline reader refuses it; the oracle reads it
 PUSH = "push the red block 5 cm to the left"

@@ -13,7 +13,8 @@ from claw.envs import TabletopEnv
 from claw.envs.relations import relation_names
 from claw.skills.base import SkillResult
 from claw.skills.bench import bench_skills
-from claw.skills.executor import ExecutionResult, SkillCall, execute_calls
+from claw.skills.executor import ExecutionResult, execute_calls
+from claw.skills.plans import SkillCall
 
 PICK_PLACE_HOME: list[dict[str, Any]] = [
     {"skill": "pick", "args": {"object": "red_block"}},

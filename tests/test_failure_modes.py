@@ -88,10 +88,11 @@ def test_an_interrupted_eval_writes_the_cases_it_finished(
 
     from claw import eval_commands
     from claw.eval import runner
+    from claw.eval.cases import CaseResult
     from claw.eval.suite import Suite
 
     suite = Suite.model_validate({**TINY_SUITE, "cases": TINY_SUITE["cases"] * 1})
-    done = runner.CaseResult(id="a", tags=[], success=True)
+    done = CaseResult(id="a", tags=[], success=True)
 
     def interrupted(*args: Any, progress: Any = None, **kwargs: Any) -> Any:
         progress(done)

@@ -168,16 +168,16 @@ def test_an_exception_in_one_case_is_that_cases_result(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workers: int
 ) -> None:
     from claw import eval_commands
-    from claw.eval import runner
+    from claw.eval import cases
 
-    real = runner.run_instruction
+    real = cases.run_instruction
 
     def sometimes_crashes(env: Any, instruction: str, *args: Any, **kwargs: Any) -> Any:
         if instruction == "boom":
             raise RecursionError("maximum recursion depth exceeded")
         return real(env, instruction, *args, **kwargs)
 
-    monkeypatch.setattr(runner, "run_instruction", sometimes_crashes)
+    monkeypatch.setattr(cases, "run_instruction", sometimes_crashes)
     suite = _suite("rotate the red block", "boom", "rotate the blue box")
     out = tmp_path / "result.json"
     with pytest.raises(typer.Exit) as stopped:
@@ -191,14 +191,14 @@ def test_an_exception_in_one_case_is_that_cases_result(
 
 
 def test_ctrl_c_in_a_case_still_stops_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
-    from claw.eval import runner
+    from claw.eval import cases, runner
 
     def interrupted(*args: Any, **kwargs: Any) -> Any:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(runner, "run_instruction", interrupted)
+    monkeypatch.setattr(cases, "run_instruction", interrupted)
     # the crash of a case is caught, an interrupt is not
-    assert runner.crashed(_suite("x").cases[0], ValueError("v")).error == "internal_error"
+    assert cases.crashed(_suite("x").cases[0], ValueError("v")).error == "internal_error"
     with pytest.raises(KeyboardInterrupt):
         runner.run_suite(_suite("rotate the red block"), "offline")
 

@@ -21,10 +21,10 @@ import pytest
 from claw.envs import TabletopEnv
 from claw.library import SkillLibrary
 from claw.library.composites import Composites, learn_from_run, prune
-from claw.planner.plan import Plan
 from claw.runtime import BasePlanner, RunResult, StepReport, run_instruction
 from claw.skills.exceptions import ArtifactError
-from claw.skills.executor import SkillCall, execute_calls
+from claw.skills.executor import execute_calls
+from claw.skills.plans import Plan, SkillCall
 
 PUT_IN = [
     SkillCall(skill="pick", args={"object": "red_block"}),

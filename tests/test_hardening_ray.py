@@ -18,8 +18,8 @@ import pytest
 
 from claw.cli import main
 from claw.eval import load_suite
+from claw.eval.cases import CaseResult
 from claw.eval.ray_runner import CaseOutcome, check_address, run_cases
-from claw.eval.runner import CaseResult
 
 ray = pytest.importorskip("ray")
 

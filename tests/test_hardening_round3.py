@@ -26,7 +26,8 @@ from claw.planner import LLMPlanner
 from claw.planner.exceptions import UnparseableError
 from claw.planner.offline import OfflinePlanner
 from claw.skills.exceptions import InvalidParamsError
-from claw.skills.executor import SkillCall, bind, execute_calls
+from claw.skills.executor import bind, execute_calls
+from claw.skills.plans import SkillCall
 
 Claw = Callable[..., subprocess.CompletedProcess[str]]
 DEEP = "not(" * 5000 + "in(red_block, blue_box)" + ")" * 5000

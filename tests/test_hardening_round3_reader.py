@@ -103,7 +103,8 @@ def test_a_models_two_arm_step_in_a_one_arm_scene_is_a_problem_to_repair(
     default_env: TabletopEnv,
 ) -> None:
     # it was refused at the step (exit 2), but never sent back to the model as a problem
-    from claw.planner.plan import Plan, plan_problems
+    from claw.planner.plan import plan_problems
+    from claw.skills.plans import Plan
 
     plan = Plan(
         goal=["holding(red_block)"],

@@ -29,9 +29,9 @@ from claw.planner.exceptions import (
 from claw.planner.llm.hybrid import HybridPlanner
 from claw.planner.llm.planner import LLMPlanner
 from claw.planner.offline import OfflinePlanner
-from claw.planner.plan import Failure, Plan
 from claw.runtime import BasePlanner, make_planner, parse_planner
 from claw.runtime.loop import run_instruction
+from claw.skills.plans import Failure, Plan
 
 # No English word in it: no offline reader of English can read it, a model can.
 UNREADABLE = "赤いブロックを青い箱に入れて"  # "put the red block in the blue box"

@@ -30,10 +30,10 @@ from claw.planner.llm.planner import answer_tokens
 from claw.planner.llm.prompting import example_turns
 from claw.planner.llm.schema import MAX_MESSAGE, plan_schema, response_format
 from claw.planner.offline import OfflinePlanner
-from claw.planner.plan import Plan
 from claw.planner.text import extract_json, provider_message
 from claw.runtime import BasePlanner, RunError, run_instruction
 from claw.skills import skill_names
+from claw.skills.plans import Plan
 
 INSTRUCTION = "put the red block next to the blue box"
 GOOD = {

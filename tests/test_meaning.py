@@ -122,7 +122,8 @@ def test_the_prototype_file_is_named_alike_in_every_process() -> None:
 def test_nothing_is_loaded_at_import_or_for_known_words() -> None:
     code = (
         "import sys\n"
-        "from claw.planner import OfflinePlanner, meaning\n"
+        "from claw.planner import OfflinePlanner\n"
+        "from claw.planner.language import meaning\n"
         "from claw.library import embedding\n"
         "assert meaning.ground_word('scarlet', 'colour').target == 'red'\n"
         "assert not meaning.grounder().loaded and not embedding._MODELS\n"

@@ -20,8 +20,8 @@ from claw.planner.language.grammar import parse_instruction
 from claw.planner.offline import OfflinePlanner
 from claw.planner.steps.room import stack_base
 from claw.runtime import run_instruction
-from claw.skills.executor import SkillCall
 from claw.skills.placement import find_placement
+from claw.skills.plans import SkillCall
 
 FIVE = ["red", "green", "blue", "yellow", "orange"]
 BOX = {"type": "box", "color": "gray"}

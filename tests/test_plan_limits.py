@@ -12,9 +12,9 @@ from claw.envs import TabletopEnv
 from claw.planner.exceptions import InvalidPlanError, PlanTooLongError
 from claw.planner.llm.planner import LLMPlanner
 from claw.planner.offline import OfflinePlanner
-from claw.planner.plan import MAX_PLAN_STEPS, Failure, Plan, check_plan_length
+from claw.planner.plan import MAX_PLAN_STEPS, check_plan_length
 from claw.runtime import BasePlanner, run_instruction
-from claw.skills.executor import SkillCall
+from claw.skills.plans import Failure, Plan, SkillCall
 
 HUGE = json.dumps({"goal": [], "steps": [{"skill": "home", "args": {}}] * 20_000, "error": None})
 

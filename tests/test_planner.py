@@ -24,7 +24,7 @@ from claw.envs import TabletopEnv
 from claw.envs.exceptions import UnknownObjectError
 from claw.envs.predicates import check_objects, parse_predicate
 from claw.envs.scene import SceneSpec
-from claw.eval.runner import run_case as eval_run_case
+from claw.eval.cases import run_case as eval_run_case
 from claw.eval.suite import load_suite
 from claw.planner.exceptions import UnparseableError, UnsupportedError
 from claw.planner.grounding.goals import goals_and_pushes
@@ -32,8 +32,9 @@ from claw.planner.language.grammar import DEFAULT_PUSH, SMALL_PUSH, parse_instru
 from claw.planner.offline import OfflinePlanner
 from claw.runtime import RunResult, run_instruction
 from claw.skills.base import SkillResult, skill_names
-from claw.skills.executor import SkillCall, execute_calls
+from claw.skills.executor import execute_calls
 from claw.skills.place import Place
+from claw.skills.plans import SkillCall
 
 INSTRUCTIONS = Path(claw.eval.__file__).with_name("suites") / "basic.yaml"
 KNOWN_FAILURES: dict[str, str] = {

@@ -15,7 +15,6 @@ from claw.planner import ModelSettings, registry
 from claw.planner.exceptions import InvalidPlannerError
 from claw.planner.llm.planner import FallbackPlanner, LLMPlanner
 from claw.planner.offline import OfflinePlanner
-from claw.planner.plan import Plan
 from claw.runtime import (
     BasePlanner,
     Planner,
@@ -27,6 +26,7 @@ from claw.runtime import (
     register_planner,
     run_instruction,
 )
+from claw.skills.plans import Plan
 
 NAMES = (
     "offline, a litellm model, local (claw llm serve), offline+MODEL, replay:FILE, mock:oracle, "

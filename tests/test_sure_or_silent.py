@@ -20,8 +20,8 @@ from claw.planner.language.audit import left_out_content, unread_part
 from claw.planner.language.draft import casual_words
 from claw.planner.language.forms import Reference, Request
 from claw.planner.llm.hybrid import HybridPlanner
-from claw.planner.plan import Failure, Plan
 from claw.runtime import BasePlanner
+from claw.skills.plans import Failure, Plan
 
 # The default scene: red, green, blue and yellow blocks; a blue box and a red box.
 PARTLY_READ = {

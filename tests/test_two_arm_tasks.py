@@ -20,8 +20,9 @@ from claw.envs.tabletop import TabletopEnv
 from claw.planner.language.arm_phrases import read_arm_phrases
 from claw.planner.offline import OfflinePlanner
 from claw.skills.base import get_skill, skill_names
-from claw.skills.executor import SkillCall, execute_calls
+from claw.skills.executor import execute_calls
 from claw.skills.lanes import plan_stages, stages
+from claw.skills.plans import SkillCall
 
 
 @pytest.fixture(scope="module")

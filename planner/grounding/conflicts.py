@@ -13,7 +13,7 @@ from claw.envs.predicates import Predicate
 from claw.envs.state import WorldState
 from claw.envs.world import supported_by
 from claw.planner.exceptions import UnsupportedError
-from claw.skills.executor import SkillCall
+from claw.skills import SkillCall
 
 TOWERS = ("stacked", "tower")  # goals that stack their arguments (``tower``: in order, as given)
 TABLE = "the table"  # what a tower's base rests on, in the conflicts (no object is named so)

@@ -35,7 +35,7 @@ from claw.planner.grounding.conflicts import check_conflicts, check_pushes
 from claw.planner.grounding.references import ground_region, type_of
 from claw.planner.language import lexicon
 from claw.planner.language.forms import Grounding, Reference, Request, Segment
-from claw.skills.executor import SkillCall
+from claw.skills import SkillCall
 
 
 def ground_requests(

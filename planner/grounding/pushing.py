@@ -34,10 +34,7 @@ from claw.envs.relations import relation
 from claw.envs.spatial import NEAR_GAP, cm
 from claw.envs.state import ObjectState, WorldState
 from claw.planner.exceptions import UnsupportedError
-from claw.skills.exceptions import NoPlacement
-from claw.skills.executor import SkillCall
-from claw.skills.placement import holds_with_margin
-from claw.skills.push import DIRECTIONS, MAX_DISTANCE, TOLERANCE, Direction, push_problem
+from claw.skills import Direction, NoPlacement, Place, Push, SkillCall
 
 __all__ = [
     "AWAY_DISTANCE",
@@ -56,7 +53,9 @@ AWAY_DISTANCE = 0.10  # m: how far a push away goes unless told
 STEP = 0.005  # m: push distances are searched on this grid
 _MM = 0.001  # m: push_towards finds its distance to this
 _ANGLES = np.linspace(0.0, 2 * np.pi, 8, endpoint=False)
-_RING = np.stack([np.cos(_ANGLES), np.sin(_ANGLES)], axis=1)  # where within TOLERANCE it may end
+_RING = np.stack(
+    [np.cos(_ANGLES), np.sin(_ANGLES)], axis=1
+)  # where within the tolerance it may end
 
 
 class PushMove(BaseModel):
@@ -73,7 +72,7 @@ class PushMove(BaseModel):
 
     object: str
     direction: Direction
-    distance: float = Field(ge=0.0, le=MAX_DISTANCE)
+    distance: float = Field(ge=0.0, le=Push.max_distance)
     reason: str
 
     @property
@@ -102,12 +101,12 @@ def _dominant(vector: Array) -> Direction:
 
 
 def _unit(direction: str) -> Array:
-    return np.array(DIRECTIONS[direction], dtype=np.float64)
+    return np.array(Push.directions[direction], dtype=np.float64)
 
 
 def _distances() -> Array:
-    """Every push distance searched: STEP, 2 STEP, ..., MAX_DISTANCE."""
-    return np.arange(1, round(MAX_DISTANCE / STEP) + 1, dtype=np.float64) * STEP
+    """Every push distance searched: STEP, 2 STEP, ..., Push.max_distance."""
+    return np.arange(1, round(Push.max_distance / STEP) + 1, dtype=np.float64) * STEP
 
 
 def _pair(world: WorldState, obj: str, ref: str) -> tuple[ObjectState, ObjectState]:
@@ -155,7 +154,7 @@ def push_towards(world: WorldState, obj: str, ref: str, distance: float | None =
         if gap(distance) <= TOWARDS_GAP:
             raise UnsupportedError(f"pushing {obj} {cm(distance)} {direction} runs into {ref}: "
                                    f"it is {cm(gap(0.0))} away")  # fmt: skip
-        _refuse(push_problem(world, a, direction, distance))
+        _refuse(Push.problem(world, a, direction, distance))
         reason = f"{obj} pushed {cm(distance)} {direction} ends {cm(gap(distance))} from {ref}"
         return PushMove(object=obj, direction=direction, distance=distance, reason=reason)
     if gap(0.0) <= TOWARDS_GAP:
@@ -163,13 +162,13 @@ def push_towards(world: WorldState, obj: str, ref: str, distance: float | None =
                         reason=f"{obj} is {cm(gap(0.0))} from {ref} already")  # fmt: skip
     # The gap between two convex footprints, one slid along a line, is convex in the distance:
     # its least by golden-section search, then the first distance that reaches TOWARDS_GAP.
-    nearest = _convex_minimum(gap, 0.0, MAX_DISTANCE)
+    nearest = _convex_minimum(gap, 0.0, Push.max_distance)
     if gap(nearest) > NEAR_GAP:
         across = abs(float(delta @ np.array([-u[1], u[0]])))
         why = (
             f"{ref} is {cm(float(delta @ u))} away along it, more than one push's "
-            f"{cm(MAX_DISTANCE)}"
-            if nearest >= MAX_DISTANCE - _MM
+            f"{cm(Push.max_distance)}"
+            if nearest >= Push.max_distance - _MM
             else f"{ref} is {cm(across)} off to the side"
         )
         raise UnsupportedError(
@@ -177,15 +176,15 @@ def push_towards(world: WorldState, obj: str, ref: str, distance: float | None =
             f"(next to is {cm(NEAR_GAP)}): {why}"
         )
     distance = nearest if gap(nearest) > TOWARDS_GAP else _first_below(gap, nearest, TOWARDS_GAP)
-    distance = min(round(distance, 3), MAX_DISTANCE)
-    _refuse(push_problem(world, a, direction, distance))
+    distance = min(round(distance, 3), Push.max_distance)
+    _refuse(Push.problem(world, a, direction, distance))
     reason = f"{obj} pushed {cm(distance)} {direction} ends {cm(gap(distance))} from {ref}"
     return PushMove(object=obj, direction=direction, distance=distance, reason=reason)
 
 
 def _check_distance(distance: float) -> None:
-    if not 0.0 < distance <= MAX_DISTANCE:
-        raise UnsupportedError(f"a push goes above 0 and at most {cm(MAX_DISTANCE)}, not "
+    if not 0.0 < distance <= Push.max_distance:
+        raise UnsupportedError(f"a push goes above 0 and at most {cm(Push.max_distance)}, not "
                                f"{cm(distance)}")  # fmt: skip
 
 
@@ -232,7 +231,7 @@ def push_away(world: WorldState, obj: str, ref: str, distance: float = AWAY_DIST
     directions = [_dominant(delta)] + ([_dominant(minor)] if np.any(minor) else [])
     problems = []
     for direction in directions:
-        problem = push_problem(world, a, direction, distance)
+        problem = Push.problem(world, a, direction, distance)
         if problem is None:
             apart = geometry.polygon_gap(a.footprint() + distance * _unit(direction), b.footprint())
             reason = f"{obj} pushed {cm(distance)} {direction} ends {cm(apart)} from {ref}"
@@ -273,25 +272,25 @@ def push_until(
                         reason=f"{pred} holds already: {now.reason}")  # fmt: skip
     found: list[tuple[float, Direction]] = []
     problems: list[str] = []
-    for direction in DIRECTIONS:
+    for direction in Push.directions:
         distance = next(_holding_distances(world, a, pred, targets, direction), None)
         if distance is None:
             continue
-        problem = push_problem(world, a, direction, distance)  # farther on is no better
+        problem = Push.problem(world, a, direction, distance)  # farther on is no better
         if problem is None:
             found.append((distance, cast(Direction, direction)))
         else:
             problems.append(problem)
     if not found:
         why = "; ".join(problems) or (
-            f"no push of at most {cm(MAX_DISTANCE)} left, right, far or near makes it hold "
-            f"wherever within {cm(TOLERANCE)} of its goal the object ends"
+            f"no push of at most {cm(Push.max_distance)} left, right, far or near makes it hold "
+            f"wherever within {cm(Push.success_tolerance)} of its goal the object ends"
         )
         raise UnsupportedError(f"cannot push {obj} until {pred}: {why}")
     distance, direction = min(found, key=lambda pair: pair[0])
     reason = (
         f"{pred} holds once {obj} is pushed {cm(distance)} {direction}, wherever within "
-        f"{cm(TOLERANCE)} of there it ends"
+        f"{cm(Push.success_tolerance)} of there it ends"
     )
     return PushMove(object=obj, direction=direction, distance=distance, reason=reason)
 
@@ -310,19 +309,21 @@ def _holding_distances(
     direction: str,
 ) -> Iterator[float]:
     """The distances along ``direction`` after which ``pred`` holds at the pushed centre and
-    :data:`~claw.skills.push.TOLERANCE` from it in every direction, nearest first: those the
+    ``Push.success_tolerance`` from it in every direction, nearest first: those the
     placement search's mirror of the predicate finds, each confirmed by the relation's check."""
     u = _unit(direction)
     distances = _distances()
     points = obj.xy + distances[:, None] * u
     args = dict(zip(("target", "target2"), pred.args[1:], strict=False))
     try:
-        robust = holds_with_margin(world, obj.name, pred.name, points=points, margin=TOLERANCE,
-                                   **args)  # fmt: skip
+        margin = Push.success_tolerance
+        robust = Place.holds_with_margin(
+            world, obj.name, pred.name, points=points, margin=margin, **args
+        )
     except NoPlacement:
         return
     check = relation(pred.name).check
     for distance, centre in zip(distances[robust], points[robust], strict=True):
-        landings = [centre, *(centre + TOLERANCE * _RING)]
+        landings = [centre, *(centre + Push.success_tolerance * _RING)]
         if all(check(*_moved(world, obj, xy), *targets).holds for xy in landings):
             yield round(float(distance), 3)

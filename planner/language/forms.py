@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 
 from claw.envs.predicates import Predicate
 from claw.planner.language.lexicon import Action
-from claw.skills.executor import SkillCall
+from claw.skills import SkillCall
 
 Quantity = Literal["one", "any", "all", "count", "pronoun"]
 

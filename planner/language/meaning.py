@@ -30,7 +30,8 @@ from typing import Literal, get_args
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from claw.library.embedding import Embedder
+from claw.common.files import atomic_write, cache_dir
+from claw.library import Embedder
 from claw.planner.language import lexicon
 
 logger = logging.getLogger(__name__)
@@ -161,10 +162,8 @@ def prototypes() -> dict[Category, dict[str, tuple[str, ...]]]:
 
 
 def _claw_cache() -> Path:
-    """``$CLAW_HOME/cache/meaning`` (beside the skill library)."""
-    from claw.library.storage import default_root
-
-    return default_root().parent / "cache" / "meaning"
+    """``$CLAW_HOME/cache/meaning``."""
+    return cache_dir("meaning")
 
 
 def _read_vectors(path: Path, shape: tuple[int, int]) -> np.ndarray | None:
@@ -180,8 +179,6 @@ def _read_vectors(path: Path, shape: tuple[int, int]) -> np.ndarray | None:
 
 def _write_vectors(path: Path, vectors: np.ndarray) -> None:
     """Keep ``vectors`` at ``path`` (atomically), in place of those of other lexicons."""
-    from claw.library.files import atomic_write
-
     buffer = io.BytesIO()
     np.save(buffer, vectors, allow_pickle=False)
     try:
@@ -240,7 +237,7 @@ class WordGrounder:
 
     def _load(self) -> None:
         if self._embedder is None:
-            from claw.library.embedding import MiniLMEmbedder
+            from claw.library import MiniLMEmbedder
 
             self._embedder = MiniLMEmbedder()
         path = self._cache_file(self._embedder.name)

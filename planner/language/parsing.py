@@ -37,7 +37,7 @@ from lark.exceptions import UnexpectedToken
 from lark.lexer import PatternStr
 from lark.parsers.lalr_interactive_parser import InteractiveParser
 
-from claw.library.files import atomic_write
+from claw.common.files import atomic_write, cache_dir
 from claw.planner.language import lexicon
 
 _STARTS = ("instruction", "pieces", "clause", "means", "verb_phrase", "take_apart", "off",
@@ -94,12 +94,10 @@ def _lark() -> Lark:
 
 def _tables_file(grammar: str, options: dict[str, Any]) -> Path:
     """Where the tables of this grammar (with these options, Lark and Python versions) are
-    kept: ``$CLAW_HOME/cache/grammar``, beside the skill library."""
-    from claw.library.storage import default_root
-
+    kept: ``$CLAW_HOME/cache/grammar``."""
     said = f"{grammar}{sorted(options.items())}{lark.__version__}{sys.version_info[:2]}"
     key = hashlib.sha256(said.encode()).hexdigest()[:20]
-    return default_root().parent / "cache" / "grammar" / f"lalr-{key}.pickle"
+    return cache_dir("grammar") / f"lalr-{key}.pickle"
 
 
 @cache

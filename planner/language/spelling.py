@@ -10,7 +10,7 @@ from collections.abc import Collection, Iterator
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
-from claw.library.embedding import english_words
+from claw.library import english_words
 from claw.planner.exceptions import UnparseableError
 from claw.planner.language import lexicon
 from claw.planner.language.inflection import verb_forms

@@ -26,6 +26,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from claw.common.files import atomic_write, cache_dir
 from claw.planner.exceptions import CacheSettingError
 from claw.planner.text import read_json_file
 
@@ -68,9 +69,7 @@ def cache_enabled() -> bool:
 
 def cache_folder() -> Path:
     """``$CLAW_HOME/cache/answers`` (``~/.claw/cache/answers`` where ``CLAW_HOME`` is unset)."""
-    from claw.library.storage import default_root
-
-    return default_root().parent / "cache" / "answers"
+    return cache_dir("answers")
 
 
 @cache
@@ -115,8 +114,6 @@ class AnswerCache:
 
     def put(self, entry: CachedAnswer) -> None:
         """Keep ``entry`` (atomically); a folder that cannot be written keeps nothing."""
-        from claw.library.files import atomic_write
-
         try:
             atomic_write(self.path(entry.key), entry.model_dump_json().encode())
         except OSError as exc:

@@ -8,8 +8,8 @@ import logging
 from claw.envs.tabletop import TabletopEnv
 from claw.planner.base import Planner, PlannerPair, Usage
 from claw.planner.exceptions import PlannerUnavailableError
-from claw.planner.plan import Failure, Plan
 from claw.planner.text import clean_text
+from claw.skills import Failure, Plan
 
 logger = logging.getLogger(__name__)
 

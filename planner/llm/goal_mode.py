@@ -20,7 +20,7 @@ from claw.planner.exceptions import InvalidPlanError
 from claw.planner.grounding.conflicts import check_conflicts
 from claw.planner.llm.completion import LlmMode
 from claw.planner.offline import OfflinePlanner
-from claw.planner.plan import Plan
+from claw.skills import Plan
 
 LLM_MODES: tuple[str, ...] = get_args(LlmMode)
 DERIVED_SKILLS = frozenset({"pick", "place", "handover", "lift_together"})

@@ -27,8 +27,8 @@ from claw.common.exceptions import ClawError
 from claw.envs.tabletop import TabletopEnv
 from claw.planner.base import Planner, PlannerPair, Usage
 from claw.planner.language.instruction import check_instruction
-from claw.planner.plan import Failure, Plan
 from claw.planner.text import clean_text
+from claw.skills import Failure, Plan
 
 logger = logging.getLogger(__name__)
 HANDED_OVER = frozenset({"unparseable", "ambiguous"})

@@ -4,10 +4,8 @@ composites closest to it."""
 from __future__ import annotations
 
 from claw.common.exceptions import ClawError
-from claw.library import SkillLibrary
-from claw.library.composite import CompositeBody
-from claw.library.composites import Composites
-from claw.skills.base import skill_names
+from claw.library import CompositeBody, Composites, SkillLibrary
+from claw.skills import skill_names
 
 Offered = list[tuple[str, str, CompositeBody]]
 """Composites offered: (name, description, body)."""

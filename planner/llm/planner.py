@@ -28,7 +28,7 @@ from pydantic import ValidationError
 
 from claw.common.exceptions import ClawError
 from claw.envs.tabletop import TabletopEnv
-from claw.library.composites import Composites
+from claw.library import Composites
 from claw.planner.base import Reader
 from claw.planner.exceptions import InvalidPlanError
 from claw.planner.language.instruction import check_instruction
@@ -55,7 +55,7 @@ from claw.planner.llm.prompting import (
 )
 from claw.planner.llm.schema import STRUCTURED_MODES, plan_schema, response_format
 from claw.planner.offline import OfflinePlanner
-from claw.planner.plan import MAX_PLAN_STEPS, Failure, Plan, plan_problems, read_goal
+from claw.planner.plan import MAX_PLAN_STEPS, plan_problems, read_goal
 from claw.planner.steps.arms import with_arms
 from claw.planner.text import (
     TEXT_LIMIT,
@@ -64,6 +64,7 @@ from claw.planner.text import (
     extract_json,
     validation_problems,
 )
+from claw.skills import Failure, Plan
 
 __all__ = ["FallbackPlanner", "LLMPlanner", "answer_tokens", "repair_request"]
 

@@ -21,8 +21,7 @@ from claw.envs.tabletop import TabletopEnv
 from claw.envs.world import held_object
 from claw.planner.exceptions import AmbiguousError, UnparseableError, UnsupportedError
 from claw.planner.text import clean_text
-from claw.skills.base import get_skill
-from claw.skills.executor import SkillCall
+from claw.skills import SkillCall, get_skill
 
 
 class PlanError(BaseModel):

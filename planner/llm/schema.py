@@ -16,11 +16,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any, get_args
 
 from claw.envs.regions import REGIONS
-from claw.library.composite import object_type
+from claw.library import object_type
 from claw.planner.llm.completion import ModelSettings
 from claw.planner.llm.prompting import PlanError
-from claw.skills.base import ObjectRef, RegionRef, get_skill
-from claw.skills.lanes import ARM_ARG
+from claw.skills import ARM_ARG, ObjectRef, RegionRef, get_skill
 
 MAX_MESSAGE = 300
 """The longest reason a model may give for declining (a bound a grammar can enforce)."""

@@ -26,19 +26,14 @@ from claw.envs.state import WorldState
 from claw.envs.world import holder
 from claw.planner.exceptions import UnsupportedError
 from claw.planner.language.arm_phrases import ArmIntent
-from claw.planner.plan import Plan
-from claw.skills.executor import SkillCall
-from claw.skills.handover import meeting_xy
-from claw.skills.lanes import ARM_ARG, LANE_CLEARANCE
-from claw.skills.pick import ONE_CLAW_LENGTH, object_length
-from claw.skills.push import DIRECTIONS
+from claw.skills import ARM_ARG, LANE_CLEARANCE, Handover, Pick, Plan, Push, SkillCall
 
 AT_REST = 0.03  # m from its rest point: an arm's claw this near it is out of the way
 
 
 def long(world: WorldState, name: str) -> bool:
     """Whether ``name`` is too long for one claw (two lift it together)."""
-    return object_length(world.get(name)) > ONE_CLAW_LENGTH
+    return Pick.length_of(world.get(name)) > Pick.max_length
 
 
 def check_holdable(goal: list[Predicate], world: WorldState) -> None:
@@ -54,21 +49,21 @@ def check_holdable(goal: list[Predicate], world: WorldState) -> None:
         if predicate.name == "holding" and predicate.args[0] in world.objects:
             held.setdefault(predicate.args[0], set()).update(predicate.args[1:] or arms[:1])
     for name, by in held.items():
-        size = f"{name} is {object_length(world.get(name)) * 100:.0f} cm long"
+        size = f"{name} is {Pick.length_of(world.get(name)) * 100:.0f} cm long"
         if len(arms) < 2 and long(world, name):
             raise _one_arm_cannot(world, name)
         if len(by) > 1 and not long(world, name):
             raise UnsupportedError(
                 f"{size}: one claw holds it; both claws hold only objects longer than "
-                f"{ONE_CLAW_LENGTH * 100:.0f} cm, lifted together (lift_together)"
+                f"{Pick.max_length * 100:.0f} cm, lifted together (lift_together)"
             )
 
 
 def _one_arm_cannot(world: WorldState, name: str) -> UnsupportedError:
     """The refusal of carrying ``name``, too long for one claw, where there is one arm."""
     return UnsupportedError(
-        f"{name} is {object_length(world.get(name)) * 100:.0f} cm long: one claw holds objects "
-        f"up to {ONE_CLAW_LENGTH * 100:.0f} cm, and this scene has one arm (a scene with two "
+        f"{name} is {Pick.length_of(world.get(name)) * 100:.0f} cm long: one claw holds objects "
+        f"up to {Pick.max_length * 100:.0f} cm, and this scene has one arm (a scene with two "
         "lifts it with both: lift_together)"
     )
 
@@ -223,7 +218,7 @@ class _ArmWriter:
         if receiver is not None and receiver != picker:
             self.calls.append(SkillCall(skill="handover", args={"object": name, "to": receiver}))
             self.held[picker], self.held[receiver] = None, name
-            self.at[picker] = self.at[receiver] = meeting_xy(self.arms)
+            self.at[picker] = self.at[receiver] = Handover.meeting_point(self.arms)
 
     def _clear_way(self, arm: str, points: list[np.ndarray]) -> None:
         """Send home any other idle arm left where ``arm`` is about to work (within two lanes'
@@ -282,7 +277,7 @@ class _ArmWriter:
                 "push without 'both arms')"
             )
         start = self.where[name]
-        step = np.array(DIRECTIONS[str(call.args["direction"])])
+        step = np.array(Push.directions[str(call.args["direction"])])
         end = start + float(call.args["distance"]) * step
         free = tuple(a for a in self.arms if self.held[a] is None) or self.arms
         order = [a for a in self._order(start, free) if _reaches(self.world, a, end)]

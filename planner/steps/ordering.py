@@ -20,8 +20,7 @@ from claw.envs.state import WorldState
 from claw.envs.world import held_object, supported_by
 from claw.planner.exceptions import UnsupportedError
 from claw.planner.grounding.conflicts import TOWERS, above, moves, supports, targets
-from claw.skills.exceptions import NoPlacement
-from claw.skills.placement import find_placement
+from claw.skills import NoPlacement, Place
 
 REGION_CLEARING = 0.15  # m from a region's anchor: blocks this near may be moved to make room
 CLEAR_TOP = ("on", "in", *TOWERS)  # relations whose target's top must be free of other goals
@@ -77,7 +76,7 @@ def _away_from(obj: str, other: str, world: WorldState) -> Predicate | None:
         if distance[region] < apart:
             break
         try:
-            find_placement(world, obj, "at", region, lookahead=0)
+            Place.find_placement(world, obj, "at", region, lookahead=0)
         except (NoPlacement, ClawError):
             continue
         return Predicate.of("at", obj, region)

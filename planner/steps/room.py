@@ -12,9 +12,7 @@ from claw.envs.state import WorldState
 from claw.envs.world import supported_by
 from claw.planner.grounding.conflicts import moves, targets
 from claw.planner.steps.ordering import REGION_CLEARING
-from claw.skills.exceptions import NoPlacement
-from claw.skills.executor import SkillCall
-from claw.skills.placement import find_placement
+from claw.skills import NoPlacement, Place, SkillCall
 
 BOX_MARGIN = 0.002  # m: a box this far inside a region's radius holds blocks ``at`` the region
 
@@ -28,7 +26,7 @@ def _without(world: WorldState, names: set[str]) -> WorldState:
 def fits(world: WorldState, obj: str, relation: str, target: str) -> bool:
     """Whether ``place`` finds a spot for ``obj`` there now (which one does not matter)."""
     try:
-        find_placement(world, obj, relation, target, lookahead=0)
+        Place.find_placement(world, obj, relation, target, lookahead=0)
     except (NoPlacement, ClawError):
         return False
     return True

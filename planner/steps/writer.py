@@ -20,10 +20,9 @@ from claw.envs.state import WorldState
 from claw.envs.world import held_object
 from claw.planner.grounding.conflicts import TOWERS, above, moves, supports
 from claw.planner.language.forms import Segment
-from claw.planner.plan import Plan, Waypoint
 from claw.planner.steps.ordering import order_goals, tower_order
 from claw.planner.steps.room import box_in_region, clear_region, fits, stack_base
-from claw.skills.executor import SkillCall
+from claw.skills import Plan, SkillCall, Waypoint
 
 
 def write_steps(
