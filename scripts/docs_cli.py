@@ -14,13 +14,14 @@ from typing import Any
 
 import typer.main
 
-from claw.cli import app
-
 MARKER = "<!-- generated: cli -->"
 
 
 def command_tree() -> Any:
-    """The click command behind ``claw`` (a group)."""
+    """The click command behind ``claw`` (a group); ``claw`` is imported here, once the layout
+    hook has put this checkout first on ``sys.path``."""
+    from claw.cli import app
+
     return typer.main.get_command(app)
 
 
@@ -40,6 +41,11 @@ def _cell(text: str) -> str:
     for char in "\\|*_`[]":
         text = text.replace(char, "\\" + char)
     return text
+
+
+def _slug(path: str) -> str:
+    """The anchor of a command's heading (Markdown's toc: lower case, words joined by ``-``)."""
+    return "-".join(path.lower().split())
 
 
 def _help(command: Any) -> str:
@@ -76,7 +82,7 @@ def section(command: Any, ctx: Any) -> list[str]:
     lines += params_table(command, ctx)
     subcommands = sorted(getattr(command, "commands", {}))
     if subcommands:
-        links = ", ".join(f"`{path} {name}`" for name in subcommands)
+        links = ", ".join(f"[`{path} {name}`](#{_slug(f'{path} {name}')})" for name in subcommands)
         lines += [f"Subcommands: {links}.", ""]
     return lines
 

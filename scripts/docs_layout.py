@@ -4,12 +4,15 @@ pyproject maps ``claw.envs`` to ``envs/``, ``claw.planner`` to ``planner/`` and 
 (``[tool.setuptools.package-dir]``), so from the repository root there is no ``claw/envs``.
 As ``scripts/typecheck.sh`` does for mypy, this builds a tree of links, ``build/docs-layout/claw``
 (one link per package-dir entry; the ``claw`` entry's modules linked one by one), before any
-page is rendered. ``mkdocs.yml`` points the Python handler's ``paths`` there.
+page is rendered. ``mkdocs.yml`` points the Python handler's ``paths`` there, and the tree goes
+first on ``sys.path``, so that the other hooks (which import ``claw`` when they render) document
+this checkout's code even where another ``claw`` is installed.
 """
 
 from __future__ import annotations
 
 import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -49,5 +52,7 @@ def lay_out(root: Path = ROOT, tree: Path = LAYOUT) -> Path:
 
 @event_priority(100)  # before mkdocstrings makes its handler, which drops missing paths
 def on_config(config: Any) -> Any:
-    lay_out()
+    tree = str(lay_out())
+    if tree not in sys.path:
+        sys.path.insert(0, tree)
     return config
