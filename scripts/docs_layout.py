@@ -16,8 +16,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import tomllib
 from mkdocs.plugins import event_priority
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
 LAYOUT = ROOT / "build" / "docs-layout"

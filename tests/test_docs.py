@@ -22,6 +22,7 @@ import importlib
 import re
 import shlex
 import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
@@ -29,10 +30,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import tomllib
 import typer.main
 
 from claw.cli import app, expand_args
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCUMENTS = sorted(
