@@ -2,7 +2,7 @@
 one another), ``holding`` (an object in a claw, or in one arm's) and ``level`` (an object's
 top face horizontal), on a :class:`WorldState`.
 
-:mod:`claw.envs.predicates` parses and evaluates them (README, "Predicates").
+:mod:`claw.envs.predicates` parses and evaluates them (docs/reference/predicates.md).
 """
 
 from __future__ import annotations

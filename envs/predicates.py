@@ -1,4 +1,5 @@
-"""Ground-truth predicates (README, "Predicates") evaluated on a :class:`WorldState` snapshot."""
+"""Ground-truth predicates (docs/reference/predicates.md) evaluated on a :class:`WorldState`
+snapshot."""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ from claw.envs.relations import (
     relations,
     reserve_names,
 )
-from claw.envs.spatial import (  # the tolerances are the predicates' (README, "Predicates")
+from claw.envs.spatial import (  # the predicates' tolerances (docs/reference/predicates.md)
     AT_RADIUS,
     DIRECTION_MIN,
     NEAR_GAP,

@@ -13,7 +13,7 @@ to it::
         referring=("next to", "near", ...),  # in a noun phrase: "the block next to the box"
     )
 
-What derives from the registry (the README's "Adding a relation"):
+What derives from the registry (docs/how-to/add-a-relation.md):
 
 - :mod:`claw.envs.predicates`: the predicate names and their arity (``PREDICATES``), the aliases
   (``ALIASES``), the evaluation, the prompt's list of predicates (``predicate_signatures``).

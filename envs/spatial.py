@@ -1,4 +1,5 @@
-"""The measurements of the built-in relations (README, "Predicates") on a :class:`WorldState`.
+"""The measurements of the built-in relations (docs/reference/predicates.md) on a
+:class:`WorldState`.
 
 Each check takes the world, the object ``a`` and the relation's target (an object, or a region's
 name for ``at``; two objects for ``between``) and returns a :class:`Check`: whether it holds,

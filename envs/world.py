@@ -1,6 +1,6 @@
 """Queries of a :class:`~claw.envs.state.WorldState` that skills and planners ask: what the claw
-holds, and what rests on an object. Each is measured with the predicates (README, "Predicates"),
-so it agrees with the goal check."""
+holds, and what rests on an object. Each is measured with the predicates
+(docs/reference/predicates.md), so it agrees with the goal check."""
 
 from __future__ import annotations
 

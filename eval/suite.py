@@ -1,4 +1,4 @@
-"""Evaluation suites: instructions and ground truth in YAML (README, "Offline evaluation")."""
+"""Evaluation suites: instructions and ground truth in YAML (docs/how-to/write-a-suite.md)."""
 
 from __future__ import annotations
 

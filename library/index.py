@@ -4,7 +4,7 @@ Each skill (latest version) contributes several rows — its name, description a
 phrases. A skill's score for a query is the mean of two cosines (the embeddings are unit
 vectors): with its best-matching row, and with the centroid of all its rows — the closest phrase
 and the skill's meaning as a whole. Measured on the project's paraphrase sets, the pair beats
-either alone (README). Small libraries use an exact flat index; past
+either alone (docs/concepts/library.md, "Retrieval"). Small libraries use an exact flat index; past
 ``APPROXIMATE_FROM`` rows an HNSW graph. The index is derived data: it is rebuilt whenever it is
 missing, unreadable, or was built from another manifest or another embedder.
 """

@@ -1,4 +1,4 @@
-"""Render the four counts of suites as the README's markdown table, from ``claw eval --json``.
+"""Render the four counts of suites as one markdown table, from ``claw eval --json`` results.
 
 Usage::
 

@@ -1,4 +1,4 @@
-"""Film the README's two-arm runs as small GIFs (docs/two_arms_*.gif).
+"""Film the two-arm runs the docs show (docs/two_arms_*.gif: README.md, the two-arms page).
 
     MUJOCO_GL=egl python scripts/two_arm_gifs.py
 

@@ -1,7 +1,8 @@
-"""The layering README states: imports run CLI → eval / learning → runtime → planner → library →
-skills → envs → common; each layer has one public surface (``__all__``) and its own exceptions under
-``ClawError``. Inside the planner, the pipeline's stages run one way too: language → grounding →
-steps → the offline planner → the LLM side → the registry, on a foundation of plan contracts."""
+"""The layering the docs state (docs/concepts/flow.md, "Rules the layers keep"): imports run CLI →
+eval / learning → runtime → planner → library → skills → envs → common; each layer has one public
+surface (``__all__``) and its own exceptions under ``ClawError``. Inside the planner, the pipeline's
+stages run one way too: language → grounding → steps → the offline planner → the LLM side → the
+registry, on a foundation of plan contracts."""
 
 from __future__ import annotations
 
@@ -58,7 +59,7 @@ def test_imports_run_one_way(layer: str) -> None:
             below = RANK[target] > RANK[layer]
             if not (same or below):
                 wrong.append(f"{path.relative_to(ROOT)}:{line} imports claw.{target}")
-    assert not wrong, "imports against README's direction:\n" + "\n".join(wrong)
+    assert not wrong, "imports against the layers' direction:\n" + "\n".join(wrong)
 
 
 # The planner's rooms, in pipeline order: a room may import its own and those before it.
@@ -154,19 +155,32 @@ def test_no_exception_class_outside_the_exceptions_modules() -> None:
     assert not stray, "exceptions belong in the layer's exceptions.py:\n" + "\n".join(stray)
 
 
-# A document is cited by its capitalised name: ``README.md``, or ``(README, "Section")``.
+# A document is cited by its capitalised name: ``README.md``, or ``(README, "Section")``; a docs
+# page by its path, with the section it means where it names one: ``(docs/x.md, "Section")``.
 CITATION = re.compile(r"\b([A-Z][A-Z_]+\.md)\b|\(([A-Z][A-Z_]{2,}),?\s+\"[A-Z][^\"]*\"\)")
+PAGE = re.compile(r"\b(docs/[\w/.-]+\.md)(?:,\s+\"([^\"]+)\")?")
 
 
 def test_every_cited_document_is_in_the_repository() -> None:
-    """Code and tests cite only documents the repository ships (``README.md``, ``CAP.md``, …)."""
+    """Code and tests cite only documents the repository ships (``README.md``, ``CAP.md``, …),
+    and docs pages that exist, with the sections they name."""
     shipped = {p.name for p in ROOT.rglob("*.md") if ".git" not in p.parts}
     shipped |= {name.removesuffix(".md") for name in shipped}
     for folder in [*FOLDER.values(), "tests"]:
         for path in (ROOT / folder).rglob("*.py"):
-            for match in CITATION.finditer(path.read_text()):
+            text = path.read_text()
+            for match in CITATION.finditer(text):
                 cited = Path(match.group(1) or match.group(2)).name
                 assert cited in shipped, f"{path.name} cites {cited}, which is not shipped"
+            for match in PAGE.finditer(text if path != Path(__file__) else ""):
+                page = ROOT / match.group(1)
+                assert page.is_file(), f"{path.name} cites {match.group(1)}, which does not exist"
+                section = " ".join(match.group(2).split()) if match.group(2) else None
+                headings = {line.lstrip("#").strip() for line in page.read_text().splitlines()
+                            if line.startswith("#")}  # fmt: skip
+                assert section is None or section in headings, (
+                    f'{path.name} cites {match.group(1)}, "{section}", which it has no heading of'
+                )
 
 
 def module_files() -> dict[str, Path]:

@@ -1,5 +1,5 @@
 """Bad input, as users and adversaries give it: one reported error, the right exit code, nothing
-run or lost. Each case here is one row of README's "Failure modes"."""
+run or lost. Each case here is one row of docs/reference/failure-modes.md."""
 
 from __future__ import annotations
 

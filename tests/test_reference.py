@@ -1,4 +1,5 @@
-"""Referring expressions: parsed into typed references, grounded on a scene as README defines."""
+"""Referring expressions: parsed into typed references, grounded on a scene as
+docs/concepts/planners/references.md defines."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """``claw "INSTRUCTION"`` as a user runs it: a subprocess, its JSON, exit codes, stderr, video.
 
-Exit codes (README, "Failure modes"): 0 success, 1 attempted and failed, 2 bad input (one line on
-stderr), 3 planner unavailable or unusable.
+Exit codes (docs/reference/failure-modes.md): 0 success, 1 attempted and failed, 2 bad input (one
+line on stderr), 3 planner unavailable or unusable.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Sure or silent: an offline reading runs only when what it left out carries no content; its
-refusals say what was read and offer instructions the reader does read (README, "What the
-reader is sure of")."""
+refusals say what was read and offer instructions the reader does read
+(docs/concepts/planners/sure-or-silent.md)."""
 
 from __future__ import annotations
 

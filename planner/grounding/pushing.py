@@ -1,6 +1,6 @@
 """Pushes from geometry: the ``push`` call that brings an object towards another, away from it,
-or into a relation with it, computed on a :class:`~claw.envs.state.WorldState` (README, "Push
-geometry").
+or into a relation with it, computed on a :class:`~claw.envs.state.WorldState`
+(docs/concepts/skills.md, "Push geometry").
 
 Each function returns a :class:`PushMove` (the push skill's direction and distance, and why) or
 refuses with :class:`~claw.planner.exceptions.UnsupportedError` naming what is wrong. The

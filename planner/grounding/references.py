@@ -1,8 +1,8 @@
 """Grounding referring expressions on the live scene: which objects a
 :class:`~claw.planner.language.reference.Reference` picks, and which table region a
-:class:`~claw.planner.language.reference.RegionReference` names. README.md writes down what each
-form means; a definite singular phrase with several answers raises
-:class:`~claw.planner.exceptions.AmbiguousError` naming them.
+:class:`~claw.planner.language.reference.RegionReference` names.
+docs/concepts/planners/references.md writes down what each form means; a definite singular phrase
+with several answers raises :class:`~claw.planner.exceptions.AmbiguousError` naming them.
 """
 
 from __future__ import annotations

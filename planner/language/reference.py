@@ -19,8 +19,8 @@ post-modifiers — with its words kept as data in :mod:`claw.planner.language.le
                  | with matching|mismatched colours, of the same|a different colour (as PHRASE)
                  | at its COMPASS | of an even|odd number | that was previously ...
 
-The post-modifiers are read by :mod:`claw.planner.language.modifiers`; README.md writes down what
-each form means.
+The post-modifiers are read by :mod:`claw.planner.language.modifiers`;
+docs/concepts/planners/references.md writes down what each form means.
 """
 
 from __future__ import annotations
