@@ -147,18 +147,10 @@ def scene_file(scene: str | None) -> NamedPath:
     return "the scene being read", path if path is not None and path.is_file() else None
 
 
-def register_planners() -> None:
-    """Register every planner family claw ships: the planner package's (``offline``, models,
-    ``local``) and the evaluation's (``replay:FILE``, ``mock:*``), so that every command reads a
-    ``--planner`` alike."""
-    import claw.eval.planners  # noqa: F401  (registering is importing)
-
-
 def cassettes(planners: list[str | None]) -> list[NamedPath]:
     """The replay cassettes (``replay:FILE``) among ``planners``, as inputs for ``check_apart``."""
     from claw.runtime import parse_planner
 
-    register_planners()
     return [("the replay cassette being read", parse_planner(p).reads) for p in planners]
 
 

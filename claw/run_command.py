@@ -34,7 +34,6 @@ from claw.output import (
     error_payload,
     exit_code,
     markup,
-    register_planners,
     report_error,
     report_help,
     said_already,
@@ -234,7 +233,6 @@ def run(
         settings = model_settings(
             api_base, timeout, temperature, max_tokens, structured, llm_mode, not no_cache
         )
-        register_planners()
         chosen = make_planner(planner, fallback=fallback, settings=settings)
         choice = prefer.value if prefer is not None else None
         result = _run(

@@ -11,7 +11,7 @@ It imports nothing else of claw, so that ``claw.envs`` and every layer above may
         print(exc.kind, exc)  # invalid_output ...
 """
 
-from claw.common.exceptions import ClawError, InvalidOutputError
+from claw.common.exceptions import ClawError, InvalidOutputError, PluginError
 from claw.common.outputs import (
     NamedPath,
     check_apart,
@@ -24,6 +24,7 @@ __all__ = [
     "ClawError",
     "InvalidOutputError",
     "NamedPath",
+    "PluginError",
     "check_apart",
     "check_output_dir",
     "check_output_file",

@@ -34,3 +34,10 @@ class InvalidOutputError(ClawError, ValueError):
     """An output path that cannot be written: refused before anything runs."""
 
     kind = "invalid_output"
+
+
+class PluginError(ClawError):
+    """A plugin that cannot be used: a ``"module:attr"`` reference or an installed package's
+    entry point that does not import, or names what its registry does not take."""
+
+    kind = "plugin_error"

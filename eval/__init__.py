@@ -23,7 +23,7 @@ from claw.eval.exceptions import (
     RayUnreachableError,
 )
 from claw.eval.judging import judge
-from claw.eval.planners import MOCKS  # registers replay:FILE and mock:* with the planners
+from claw.eval.planners import MOCKS
 from claw.eval.report import Report, write_report
 from claw.eval.runner import SuiteResult, run_suite
 from claw.eval.suite import Case, ExpectedPush, Suite, load_suite

@@ -8,9 +8,9 @@ from claw.envs.predicates import evaluate_goal
 from claw.envs.tabletop import TabletopEnv
 from claw.eval.suite import Case, ExpectedPush
 from claw.runtime import RunResult
-from claw.skills.base import skill_names
 from claw.skills.plans import SkillCall
 from claw.skills.push import DIRECTIONS, push_outcome
+from claw.skills.registry import skill_names
 
 
 def start_xy(env: TabletopEnv, name: str, before: np.ndarray) -> np.ndarray:

@@ -1,5 +1,5 @@
-"""The evaluation's planner families, registered beside the planner package's
-(``claw.runtime.register_planner``): cassettes and mocked LLMs.
+"""The evaluation's planner families, offered to the registry beside the planner package's:
+cassettes and mocked LLMs.
 
 =================  ==============================================================================
 ``replay:FILE``    the LLM planner answered from a cassette recorded with ``claw eval --record``
@@ -11,7 +11,9 @@
 
 Each also answers what the offline reader hands over (``offline+mock:oracle``,
 ``offline+replay:FILE``: :class:`claw.planner.llm.hybrid.HybridPlanner`), given the same case.
-Registered when ``claw.eval`` is imported; the names are checked when they are parsed
+Each is an entry point of the ``claw.planners`` group in claw's own package metadata, so the
+registry loads this module only when a name asks for one of them (``claw "…"`` offline never
+imports ``claw.eval``); the names are checked when they are parsed
 (``claw.runtime.parse_planner``), before anything runs.
 """
 
@@ -24,7 +26,7 @@ from claw.eval.cassette import Cassette
 from claw.eval.suite import Case
 from claw.planner.exceptions import InvalidPlannerError
 from claw.planner.llm.planner import LLMPlanner
-from claw.planner.registry import PlannerContext, PlannerSpec, planner_names, register_planner
+from claw.planner.registry import PlannerContext, PlannerFamily, PlannerSpec, planner_names
 
 MOCKS = ("oracle", "literal", "noisy", "faulty")
 MOCK_USAGE = "mock:oracle, mock:literal, mock:noisy:P or mock:faulty:P (P from 0 to 1)"
@@ -102,14 +104,9 @@ def mock_planner(context: PlannerContext) -> LLMPlanner:
     return planner
 
 
-register_planner(
-    "replay",
-    replay_planner,
-    usage="replay:FILE",
-    takes_argument=True,
-    check=check_replay,
-    builtin=True,
+REPLAY = PlannerFamily(
+    "replay", replay_planner, usage="replay:FILE", takes_argument=True, check=check_replay
 )
-register_planner(
-    "mock", mock_planner, usage=MOCK_USAGE, takes_argument=True, check=check_mock, builtin=True
-)
+"""``replay:FILE``, offered to the registry as an entry point of ``claw.planners``."""
+MOCK = PlannerFamily("mock", mock_planner, usage=MOCK_USAGE, takes_argument=True, check=check_mock)
+"""``mock:*``, offered to the registry as an entry point of ``claw.planners``."""

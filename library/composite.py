@@ -23,9 +23,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from claw.envs.regions import REGIONS
-from claw.skills.base import ObjectRef, RegionRef, get_skill, skill_names, unknown_skill
+from claw.skills.base import ObjectRef, RegionRef
 from claw.skills.exceptions import InvalidParamsError, UnknownSkillError
 from claw.skills.plans import SkillCall
+from claw.skills.registry import get_skill, skill_names, unknown_skill
 
 COMPOSITE_FORMAT = 1
 BODY_FILE = "composite.json"

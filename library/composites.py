@@ -35,9 +35,9 @@ from claw.library.exceptions import LibraryWriteError
 from claw.library.files import git_commit
 from claw.library.manifest import Manifest, Metrics, Provenance, SkillRecord
 from claw.library.storage import SkillLibrary
-from claw.skills.base import skill_names
 from claw.skills.exceptions import ArtifactError, InvalidParamsError, UnknownSkillError
 from claw.skills.plans import SkillCall
+from claw.skills.registry import skill_names
 
 KIND = "composite"
 STRUCTURE_TAG = "structure:"

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from claw.library.builtins import implementation_ref
 from claw.library.manifest import Metrics
 from claw.library.storage import SkillLibrary
-from claw.skills.base import skill_implementations, skill_names
+from claw.skills.registry import skill_implementations, skill_names
 
 if TYPE_CHECKING:
     from claw.skills.bench import SkillBench

@@ -40,9 +40,10 @@ from claw.library.files import git_commit, sha256_of
 from claw.library.index import SearchHit, SkillIndex
 from claw.library.manifest import Artifact, Metrics, Provenance, SkillRecord
 from claw.library.store import ARTIFACTS, ManifestStore
-from claw.skills.base import Skill, skill_implementations, skill_names
+from claw.skills.base import Skill
 from claw.skills.exceptions import ArtifactError, UnknownSkillError
 from claw.skills.policy import WEIGHTS_FILE, PolicyNetwork
+from claw.skills.registry import skill_implementations, skill_names
 
 logger = logging.getLogger(__name__)
 _noted_read_only: set[Path] = set()  # libraries this process has said it cannot write

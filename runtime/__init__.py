@@ -26,7 +26,6 @@ from claw.planner.registry import (
 )
 from claw.runtime.exceptions import InvalidRunError
 from claw.runtime.loop import (
-    SELF_CHECKED_SKILLS,
     RunError,
     RunResult,
     StepReport,
@@ -35,7 +34,6 @@ from claw.runtime.loop import (
 from claw.runtime.session import SceneSource, Session
 
 __all__ = [
-    "SELF_CHECKED_SKILLS",
     "AnswerHook",
     "BasePlanner",
     "InvalidRunError",

@@ -7,8 +7,8 @@ ground-truth check of the goal on the settled physics.
 Every plan (the first and each replan, from any planner) is refused before any of it runs when
 it has more than ``max_steps`` steps, a composite counting as the steps it expands to
 (``plan_too_long``). A run whose goal is empty has nothing to check at the end, so it succeeds
-only when its steps measure their own success — pushes and motions (``SELF_CHECKED_SKILLS``) —
-and all of them that ran last succeeded.
+only when its steps measure their own success — pushes and motions, each skill saying so by
+``Skill.measures_own_success`` — and all of them that ran last succeeded.
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ from claw.runtime.waypoints import WaypointReport, run_pass, unreached
 from claw.skills.base import SkillResult
 from claw.skills.executor import ExecutionResult, execute_calls
 from claw.skills.plans import Failure, Plan, ReadingNotes, SkillCall
+from claw.skills.registry import measures_own_success
 
-SELF_CHECKED_SKILLS = frozenset({"push", "move_to", "open_gripper", "close_gripper", "home"})
 """Skills whose result is measured by the skill itself from the state: a push ends where it was
 asked to go (within 2 cm), a motion reaches its target. A plan of only these may have no goal."""
 
@@ -282,11 +282,19 @@ def _check_expanded_length(plan: Plan, composites: Composites, max_steps: int) -
         raise PlanTooLongError(f"{message}; a composite counts as the steps it runs")
 
 
+def _measures_itself(name: str) -> bool:
+    """Whether skill ``name`` measures its own success (an unknown name does not)."""
+    try:
+        return measures_own_success(name)
+    except ClawError:
+        return False
+
+
 def _goalless_problem(steps: list[StepReport]) -> str:
     """Why a run with an empty goal cannot count as a success ("" when it can)."""
     if not steps:
         return "the plan has no goal and no steps: nothing was done"
-    unchecked = sorted({s.skill for s in steps} - SELF_CHECKED_SKILLS)
+    unchecked = sorted({s.skill for s in steps if not _measures_itself(s.skill)})
     if unchecked:
         return (
             f"the plan has no goal to check, and {', '.join(unchecked)} do not measure their own "

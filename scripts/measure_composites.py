@@ -23,7 +23,7 @@ from claw.eval.suite import load_suite
 from claw.library import SkillLibrary
 from claw.library.composites import Composites, learn_from_run
 from claw.runtime import RunResult
-from claw.skills.base import skill_names
+from claw.skills.registry import skill_names
 
 
 def run(suite: Any, cases: list[int], learn_into: SkillLibrary | None) -> list[CaseResult]:

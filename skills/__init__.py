@@ -12,20 +12,7 @@ What a planner needs of a skill it asks of the skill's class: ``Pick.max_length`
 """
 
 from claw.skills import basic, learned, learned_grasp, lift  # noqa: F401  (register)
-from claw.skills.base import (
-    ObjectName,
-    ObjectRef,
-    RegionRef,
-    Skill,
-    SkillParams,
-    SkillResult,
-    check_offered,
-    get_skill,
-    register_skill,
-    skill_implementations,
-    skill_names,
-    unknown_skill,
-)
+from claw.skills.base import ObjectName, ObjectRef, RegionRef, Skill, SkillParams, SkillResult
 from claw.skills.exceptions import ArtifactError, InvalidParamsError, NoPlacement, UnknownSkillError
 from claw.skills.executor import CompositeSource, ExecutionResult, bind, execute_calls
 from claw.skills.handover import Handover
@@ -43,6 +30,17 @@ from claw.skills.plans import (
     WordMatch,
 )
 from claw.skills.push import Direction, Push
+from claw.skills.registry import (
+    check_offered,
+    get_skill,
+    is_skill,
+    measures_own_success,
+    register_skill,
+    register_skill_reference,
+    skill_implementations,
+    skill_names,
+    unknown_skill,
+)
 
 __all__ = [
     "ARM_ARG",
@@ -76,7 +74,10 @@ __all__ = [
     "check_offered",
     "execute_calls",
     "get_skill",
+    "is_skill",
+    "measures_own_success",
     "register_skill",
+    "register_skill_reference",
     "skill_implementations",
     "skill_names",
     "unknown_skill",

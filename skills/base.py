@@ -1,9 +1,9 @@
-"""The ``Skill`` protocol every claw follows, its parameters and result, and a registry by name."""
+"""The ``Skill`` protocol every claw follows, its parameters and its result (the registry by
+name is :mod:`claw.skills.registry`)."""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any, ClassVar, Generic, Literal, TypeVar, get_args, get_origin
 
@@ -12,7 +12,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from claw.common.exceptions import ClawError
 from claw.envs.state import unknown_object_error
 from claw.envs.tabletop import TabletopEnv
-from claw.skills.exceptions import UnknownSkillError
 
 SkillKind = Literal["controller", "policy"]
 
@@ -98,6 +97,13 @@ class Skill(ABC, Generic[P]):
     """Phrases a person might use for this skill (for retrieval)."""
     arms: ClassVar[int] = 1
     """How many arms the skill needs (a scene with fewer does not offer it)."""
+    measures_own_success: ClassVar[bool] = False
+    """Its result is measured against what it was asked (a push's end point, a motion's
+    arrival), so a plan of such steps needs no goal predicate to be judged."""
+    verbs: ClassVar[tuple[str, ...]] = ()
+    """Words the offline reader reads as this skill, said alone (``"VERB"``, a skill of no
+    parameters) or before one object (``"VERB the red block"``, a skill whose one parameter names
+    an object); claw's own skills are read by the grammar and declare none."""
     task_name: ClassVar[str | None] = None
     """The training task (``claw train TASK``) whose env judges this skill, if any: its success
     threshold is the skill's tolerance unless ``success_tolerance`` says otherwise."""
@@ -178,93 +184,3 @@ class Skill(ABC, Generic[P]):
         """Validate ``kwargs`` as ``Params`` and run: ``get_skill("pick")(env, object=...)``."""
         params: P = self.Params(**kwargs)  # type: ignore[assignment]  # Params is P's class
         return self.run(env, params).model_copy(update={"args": dict(kwargs)})
-
-
-S = TypeVar("S", bound=type[Skill[Any]])
-_REGISTRY: dict[str, dict[str, type[Skill[Any]]]] = {}
-
-
-def register_skill(cls: S) -> S:
-    """Class decorator: register a skill under its ``name`` and ``implementation``."""
-    implementations = _REGISTRY.setdefault(cls.name, {})
-    if cls.implementation in implementations and implementations[cls.implementation] is not cls:
-        raise ValueError(f"skill {cls.name!r} already has an implementation {cls.implementation!r}")
-    implementations[cls.implementation] = cls
-    return cls
-
-
-def skill_names(arms: int | None = None) -> list[str]:
-    """Names of the registered skills, sorted; with ``arms``, those a scene of that many arms
-    offers (a skill needing two arms is not offered with one)."""
-    if arms is not None:
-        return [n for n in skill_names() if skill_arms(n) <= arms]
-    return sorted(_REGISTRY)
-
-
-def skill_listing(arms: int | None = None, composites: Sequence[str] | None = None) -> str:
-    """The skills a message lists: those a scene of ``arms`` arms offers; with ``None``, every
-    one, those needing two arms named as such; then the ``composites``, where given."""
-    if arms is not None:
-        listed = ", ".join(skill_names(arms))
-    else:
-        more = [n for n in skill_names() if skill_arms(n) > 1]
-        listed = ", ".join(skill_names(1)) + (f"; with two arms: {', '.join(more)}" if more else "")
-    if composites is not None:
-        listed += f"; composites: {', '.join(composites) or 'none'}"
-    return listed
-
-
-def unknown_skill(
-    name: str, arms: int | None = None, composites: Sequence[str] | None = None
-) -> UnknownSkillError:
-    """The error for a name no skill (nor composite) has, listing what there is."""
-    return UnknownSkillError(f"unknown skill {name!r}; skills: {skill_listing(arms, composites)}")
-
-
-def check_offered(name: str, arms: Sequence[str]) -> None:
-    """Refuse skill ``name`` where a scene of ``arms`` does not offer it (it needs more arms).
-
-    Raises:
-        UnknownSkillError: it needs more arms than the scene has; the message lists those there.
-    """
-    needed = skill_arms(name)
-    if needed > len(arms):
-        raise UnknownSkillError(
-            f"{name} needs {needed} arms; this scene has {len(arms)} ({', '.join(arms)}); "
-            f"skills here: {skill_listing(len(arms))}"
-        )
-
-
-def skill_arms(name: str) -> int:
-    """How many arms skill ``name`` needs (the fewest of its implementations).
-
-    Raises:
-        UnknownSkillError: no skill has this name.
-    """
-    return min(cls.arms for cls in skill_implementations(name).values())
-
-
-def skill_implementations(name: str) -> dict[str, type[Skill[Any]]]:
-    """The registered implementations of a skill, by implementation name.
-
-    Raises:
-        UnknownSkillError: no skill has this name; the message lists the registered ones.
-    """
-    if name not in _REGISTRY:
-        raise unknown_skill(name)
-    return dict(_REGISTRY[name])
-
-
-def get_skill(name: str, implementation: str | None = None) -> Skill[Any]:
-    """A fresh instance of a registered skill (the controller, unless another is asked for)."""
-    implementations = skill_implementations(name)
-    if implementation is None:
-        implementation = (
-            "controller" if "controller" in implementations else next(iter(implementations))
-        )
-    if implementation not in implementations:
-        raise UnknownSkillError(
-            f"skill {name!r} has no implementation {implementation!r}; "
-            f"it has: {', '.join(implementations)}"
-        )
-    return implementations[implementation]()

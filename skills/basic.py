@@ -10,8 +10,9 @@ from pydantic import Field
 
 from claw.envs.robot import MAX_HALF_OPENING, MIN_TCP_HEIGHT, PAD_CLEARANCE
 from claw.envs.tabletop import TabletopEnv
-from claw.skills.base import NoParams, Skill, SkillParams, SkillResult, register_skill
+from claw.skills.base import NoParams, Skill, SkillParams, SkillResult
 from claw.skills.motion import Claw
+from claw.skills.registry import register_skill
 
 ARRIVAL_TOLERANCE = 0.005  # m
 OPEN_WIDTH = 2 * MAX_HALF_OPENING + PAD_CLEARANCE
@@ -64,6 +65,7 @@ class MoveToParams(SkillParams):
 @register_skill
 class MoveTo(Skill[MoveToParams]):
     name = "move_to"
+    measures_own_success = True
     description = "Move the gripper's tool point to a position (x, y, z), claw pointing down."
     examples = (
         "move the gripper to x 0.5 y 0 z 0.2",
@@ -105,6 +107,7 @@ class MoveTo(Skill[MoveToParams]):
 @register_skill
 class OpenGripper(Skill[NoParams]):
     name = "open_gripper"
+    measures_own_success = True
     description = "Open the claw's fingers fully, releasing whatever they hold."
     examples = (
         "open the gripper",
@@ -133,6 +136,7 @@ class OpenGripper(Skill[NoParams]):
 @register_skill
 class CloseGripper(Skill[NoParams]):
     name = "close_gripper"
+    measures_own_success = True
     description = "Close the claw's fingers until they stop, on an object or on each other."
     examples = (
         "close the gripper",
@@ -172,6 +176,7 @@ class CloseGripper(Skill[NoParams]):
 @register_skill
 class Home(Skill[NoParams]):
     name = "home"
+    measures_own_success = True
     description = "Return the arm to its rest pose above the table, claw pointing down."
     examples = (
         "go home",

@@ -14,12 +14,13 @@ from claw.envs.regions import REGIONS
 from claw.envs.relations import find_relation, relation_names
 from claw.envs.state import WorldState
 from claw.envs.tabletop import TabletopEnv
-from claw.skills.base import Skill, SkillResult, get_skill, skill_implementations
+from claw.skills.base import Skill, SkillResult
 from claw.skills.bench_tasks import TASKS, run_task
 from claw.skills.exceptions import NoPlacement
 from claw.skills.learned import PolicySkill, PolicySource
 from claw.skills.placement import find_placement
 from claw.skills.push import DIRECTIONS
+from claw.skills.registry import get_skill, skill_implementations
 
 SCENES = ("default", "dense")
 PUSH_DISTANCE = (0.05, 0.15)  # m

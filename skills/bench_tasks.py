@@ -18,7 +18,8 @@ from pydantic import BaseModel
 
 from claw.envs.regions import REGIONS, region_anchor
 from claw.envs.tabletop import TabletopEnv
-from claw.skills.base import Skill, get_skill
+from claw.skills.base import Skill
+from claw.skills.registry import get_skill
 
 COLORS = ("red", "green", "blue", "yellow", "orange")
 CORNERS = ("far left corner", "far right corner", "near left corner", "near right corner")

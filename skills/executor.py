@@ -15,19 +15,17 @@ from pydantic import BaseModel, ValidationError
 from claw.common.exceptions import ClawError
 from claw.envs.tabletop import TabletopEnv
 from claw.skills import lanes
-from claw.skills.base import (
-    Skill,
-    SkillParams,
-    SkillResult,
-    check_offered,
-    get_skill,
-    skill_implementations,
-    skill_names,
-    unknown_skill,
-)
+from claw.skills.base import Skill, SkillParams, SkillResult
 from claw.skills.exceptions import InvalidParamsError
 from claw.skills.learned import PolicySkill, PolicySource
 from claw.skills.plans import ARM_ARG, SkillCall
+from claw.skills.registry import (
+    check_offered,
+    get_skill,
+    is_skill,
+    skill_implementations,
+    unknown_skill,
+)
 
 
 class ExecutionResult(BaseModel):
@@ -221,7 +219,7 @@ def _expand(
             skills), or a skill needs more arms than the scene has.
     """
     key, steps = None, [call]
-    if call.skill not in skill_names():
+    if not is_skill(call.skill):
         if composites is None:
             raise unknown_skill(call.skill, len(env.arms.arms))
         key, steps = composites.expand_call(call, env.object_names, len(env.arms.arms))

@@ -21,10 +21,11 @@ from claw.envs.robot import GRASP_MARGIN
 from claw.envs.state import WorldState
 from claw.envs.tabletop import TabletopEnv
 from claw.envs.world import holder
-from claw.skills.base import ObjectName, Skill, SkillParams, SkillResult, register_skill
+from claw.skills.base import ObjectName, Skill, SkillParams, SkillResult
 from claw.skills.basic import arms_result, two_arm_problem
 from claw.skills.motion import Arrival, Claw
 from claw.skills.pick import FINGER_FOOTPRINT, object_width, safe_height
+from claw.skills.registry import register_skill
 
 HANDOVER_REACH = 0.45  # m in front of the bases: where the arms meet
 HANDOVER_HEIGHT = 0.25  # m: the least tool height of the handover

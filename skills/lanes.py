@@ -20,8 +20,9 @@ from claw.envs.exceptions import PredicateError
 from claw.envs.regions import region_anchor, resolve_region
 from claw.envs.state import WorldState
 from claw.envs.tabletop import TabletopEnv
-from claw.skills.base import SkillResult, skill_arms, skill_names
+from claw.skills.base import SkillResult
 from claw.skills.plans import ARM_ARG
+from claw.skills.registry import skill_arms, skill_names
 
 if TYPE_CHECKING:
     from claw.skills.plans import SkillCall

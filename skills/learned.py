@@ -20,11 +20,12 @@ import numpy as np
 from claw.envs.robot import Array
 from claw.envs.tabletop import TabletopEnv
 from claw.envs.tasks import TASKS, GoalTask, ToolDriver
-from claw.skills.base import P, Skill, SkillKind, SkillResult, register_skill
+from claw.skills.base import P, Skill, SkillKind, SkillResult
 from claw.skills.basic import MoveTo, MoveToParams
 from claw.skills.motion import Claw
 from claw.skills.policy import CONFIG_FILE, WEIGHTS_FILE, PolicyNetwork
 from claw.skills.push import DIRECTIONS, Push, PushParams, push_outcome
+from claw.skills.registry import register_skill
 
 POLICIES_DIR = Path(__file__).with_name("policies")
 SETTLED_SPEED = 0.01  # m/s: the policy stops early once the goal holds and things are this still

@@ -19,11 +19,12 @@ from claw.envs.robot import Array
 from claw.envs.tabletop import TabletopEnv
 from claw.envs.tasks import MAX_TRANSLATION, TASKS, GoalTask, ToolDriver, claw_command
 from claw.envs.world import held_object
-from claw.skills.base import SkillResult, register_skill
+from claw.skills.base import SkillResult
 from claw.skills.exceptions import NoPlacement
 from claw.skills.learned import PolicySkill
 from claw.skills.pick import Pick, PickParams
 from claw.skills.place import DROP_HEIGHT, RETREAT, Place, PlaceParams, place_outcome
+from claw.skills.registry import register_skill
 
 PICK_LIFT = 0.08  # m the block's centre is raised above where it stood
 OPEN_STEPS = 3  # control periods the claw takes to open around a placed block

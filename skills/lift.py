@@ -19,7 +19,7 @@ from claw.envs.robot import GRASP_MARGIN
 from claw.envs.state import ObjectState
 from claw.envs.tabletop import TabletopEnv
 from claw.envs.world import supported_by
-from claw.skills.base import ObjectName, Skill, SkillParams, SkillResult, register_skill
+from claw.skills.base import ObjectName, Skill, SkillParams, SkillResult
 from claw.skills.basic import arms_result, two_arm_problem
 from claw.skills.motion import Claw
 from claw.skills.pick import (
@@ -31,6 +31,7 @@ from claw.skills.pick import (
     object_width,
     safe_height,
 )
+from claw.skills.registry import register_skill
 
 END_MARGIN = 0.04  # m from each end to where a claw's pads close
 MIN_LENGTH = 0.16  # m: the shortest object two claws grasp side by side

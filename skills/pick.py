@@ -24,9 +24,10 @@ from claw.envs.robot import (
 from claw.envs.state import ObjectState, WorldState
 from claw.envs.tabletop import TabletopEnv
 from claw.envs.world import held_object, supported_by
-from claw.skills.base import ObjectName, Skill, SkillParams, SkillResult, register_skill
+from claw.skills.base import ObjectName, Skill, SkillParams, SkillResult
 from claw.skills.basic import result
 from claw.skills.motion import Claw
+from claw.skills.registry import register_skill
 
 MAX_GRASP_WIDTH = 2 * MAX_HALF_OPENING + PAD_CLEARANCE - 0.015  # leave room to open around it
 FINGER_FOOTPRINT = (0.011, 0.008)  # half extents (m) of a finger seen from above, face-on

@@ -19,14 +19,7 @@ from claw.envs.robot import PAD_REACH
 from claw.envs.state import WorldState, unknown_object_error
 from claw.envs.tabletop import TabletopEnv
 from claw.envs.world import held_object
-from claw.skills.base import (
-    ObjectRef,
-    RegionRef,
-    Skill,
-    SkillParams,
-    SkillResult,
-    register_skill,
-)
+from claw.skills.base import ObjectRef, RegionRef, Skill, SkillParams, SkillResult
 from claw.skills.basic import result
 from claw.skills.exceptions import NoPlacement
 from claw.skills.motion import Claw
@@ -43,6 +36,7 @@ from claw.skills.placement import (
     holds_with_margin,
     targets_problem,
 )
+from claw.skills.registry import register_skill
 
 INSIDE_MARGIN = 0.014  # m the fingers open beyond the object to release it inside a box
 INSIDE_CLEARANCE = 0.008  # m kept from other objects inside a box

@@ -18,10 +18,11 @@ from claw.envs.spatial import extent_along
 from claw.envs.state import ObjectState, WorldState
 from claw.envs.tabletop import TabletopEnv
 from claw.envs.world import held_object
-from claw.skills.base import ObjectName, Skill, SkillParams, SkillResult, register_skill
+from claw.skills.base import ObjectName, Skill, SkillParams, SkillResult
 from claw.skills.basic import result
 from claw.skills.motion import Claw
 from claw.skills.pick import FINGER_FOOTPRINT, finger_footprints, safe_height
+from claw.skills.registry import register_skill
 
 Direction = Literal["left", "right", "far", "near"]
 DIRECTIONS: dict[str, tuple[float, float]] = {
@@ -181,6 +182,7 @@ class PushParams(SkillParams):
 @register_skill
 class Push(Skill[PushParams]):
     name = "push"
+    measures_own_success = True
     success_tolerance: ClassVar[float] = TOLERANCE
     directions: ClassVar[Mapping[str, tuple[float, float]]] = DIRECTIONS
     """Each direction a push goes, as a unit vector in the table's xy."""

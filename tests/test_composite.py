@@ -28,10 +28,10 @@ from claw.library.composite import (
 from claw.library.composites import Composites, learn_from_run, prune
 from claw.planner.offline import OfflinePlanner
 from claw.runtime import RunResult, StepReport, run_instruction
-from claw.skills.base import skill_names
 from claw.skills.exceptions import ArtifactError, InvalidParamsError
 from claw.skills.executor import execute_calls
 from claw.skills.plans import SkillCall
+from claw.skills.registry import skill_names
 
 RED_BLUE = "put the red block in the red box, then put the blue block in the blue box"
 STACK = "put the red block in the blue box, then stack the green block on the red block"

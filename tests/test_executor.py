@@ -199,7 +199,7 @@ def test_malformed_call_is_a_result_not_an_exception(clear_env: TabletopEnv, raw
 
 
 def test_prefer_picks_an_implementation_where_one_exists(clear_env: TabletopEnv) -> None:
-    from claw.skills import base
+    from claw.skills import base, registry
 
     class LearnedHome(base.Skill):
         name = "home"
@@ -209,7 +209,7 @@ def test_prefer_picks_an_implementation_where_one_exists(clear_env: TabletopEnv)
         def execute(self, env: Any, params: base.SkillParams) -> base.SkillResult:
             return base.SkillResult(skill="home", success=True, details={"by": "learned"})
 
-    base.register_skill(LearnedHome)
+    registry.register_skill(LearnedHome)
     try:
         calls = [{"skill": "home"}, {"skill": "open_gripper"}]
         result = execute_calls(clear_env, calls, prefer="learned")
@@ -218,4 +218,4 @@ def test_prefer_picks_an_implementation_where_one_exists(clear_env: TabletopEnv)
         assert "width" in result.steps[1].details  # no learned open_gripper: the controller ran
         assert "by" not in execute_calls(clear_env, calls).steps[0].details
     finally:
-        del base._REGISTRY["home"]["learned"]
+        del registry._REGISTRY["home"]["learned"]

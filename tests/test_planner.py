@@ -31,10 +31,11 @@ from claw.planner.grounding.goals import goals_and_pushes
 from claw.planner.language.grammar import DEFAULT_PUSH, SMALL_PUSH, parse_instruction, split_clauses
 from claw.planner.offline import OfflinePlanner
 from claw.runtime import RunResult, run_instruction
-from claw.skills.base import SkillResult, skill_names
+from claw.skills.base import SkillResult
 from claw.skills.executor import execute_calls
 from claw.skills.place import Place
 from claw.skills.plans import SkillCall
+from claw.skills.registry import skill_names
 
 INSTRUCTIONS = Path(claw.eval.__file__).with_name("suites") / "basic.yaml"
 KNOWN_FAILURES: dict[str, str] = {

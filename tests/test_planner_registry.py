@@ -29,8 +29,8 @@ from claw.runtime import (
 from claw.skills.plans import Plan
 
 NAMES = (
-    "offline, a litellm model, local (claw llm serve), offline+MODEL, replay:FILE, mock:oracle, "
-    "mock:literal, mock:noisy:P or mock:faulty:P (P from 0 to 1)"
+    "offline, a litellm model, local (claw llm serve), offline+MODEL, mock:oracle, mock:literal, "
+    "mock:noisy:P or mock:faulty:P (P from 0 to 1), replay:FILE"
 )
 
 
@@ -40,7 +40,7 @@ def own_registry(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(registry, "_families", dict(registry._families))
 
 
-def test_the_planners_are_listed_in_the_order_they_registered() -> None:
+def test_claws_own_planners_are_listed_first() -> None:
     assert planner_names() == NAMES
     with pytest.raises(InvalidPlannerError, match="the planner name is empty; planners: offline"):
         parse_planner("  ")

@@ -27,7 +27,7 @@ from claw.skills import (
     skill_implementations,
     skill_names,
 )
-from claw.skills import base as skills_base
+from claw.skills import registry as skills_registry
 from claw.skills.basic import OPEN_WIDTH
 from claw.skills.exceptions import NoPlacement, UnknownSkillError
 from claw.skills.learned import LearnedMoveTo
@@ -117,7 +117,7 @@ class _ScriptedPick(Skill):
 def scripted_pick() -> Iterator[type[Skill]]:
     register_skill(_ScriptedPick)
     yield _ScriptedPick
-    skills_base._REGISTRY["pick"].pop(_ScriptedPick.implementation, None)
+    skills_registry._REGISTRY["pick"].pop(_ScriptedPick.implementation, None)
 
 
 def test_a_second_implementation_is_selectable(scripted_pick: type[Skill]) -> None:

@@ -19,10 +19,10 @@ from claw.envs.state import GripperState, ObjectState, WorldState
 from claw.envs.tabletop import TabletopEnv
 from claw.planner.language.arm_phrases import read_arm_phrases
 from claw.planner.offline import OfflinePlanner
-from claw.skills.base import get_skill, skill_names
 from claw.skills.executor import execute_calls
 from claw.skills.lanes import plan_stages, stages
 from claw.skills.plans import SkillCall
+from claw.skills.registry import get_skill, skill_names
 
 
 @pytest.fixture(scope="module")

@@ -14,8 +14,8 @@ from claw.envs.predicates import evaluate
 from claw.envs.robot import RobotIndex
 from claw.envs.scene import SceneSpec
 from claw.envs.tabletop import TabletopEnv
-from claw.skills.base import get_skill
 from claw.skills.executor import execute_calls
+from claw.skills.registry import get_skill
 
 RED = ObjectModel("red_block", "block", "red", 0.04)
 
