@@ -379,7 +379,7 @@ def _check(pred: Predicate, world: WorldState, at_radius: float | None) -> Check
     a, *targets = pred.args
     if related.name == "at" and at_radius is not None:
         return spatial.at(world, world.get(a), targets[0], at_radius)
-    return related.check(world, world.get(a), *(_target(related, t, world) for t in targets))
+    return related.measure(world, world.get(a), *(_target(related, t, world) for t in targets))
 
 
 def evaluate(

@@ -46,6 +46,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from claw.common.plugins import is_reference, load
 from claw.envs import spatial
 from claw.envs.exceptions import PredicateError
 from claw.envs.spatial import Check
@@ -91,7 +92,8 @@ class Relation:
 
     Attributes:
         name: The canonical predicate name (lower case, ``_`` between words).
-        check: Its measurement on a world.
+        check: Its measurement on a world, or a ``"module:attr"`` reference to it, imported the
+            first time the relation is measured.
         placing: How ``place`` finds a spot for it.
         target: ``object`` (another object of the scene) or ``region`` (a table region).
         argument: The targets' names in the prompt's signature: ``in(a, box)``,
@@ -105,7 +107,7 @@ class Relation:
     """
 
     name: str
-    check: Evaluator
+    check: Evaluator | str
     placing: Placing = field(default_factory=Placing)
     target: Literal["object", "region"] = "object"
     argument: str = "b"
@@ -115,6 +117,16 @@ class Relation:
     compass: tuple[str, ...] = ()
     sides: tuple[str, ...] = ()
     targets: int = 1
+
+    def __post_init__(self) -> None:
+        if isinstance(self.check, str):
+            object.__setattr__(self, "check", _Deferred(self.check, f"relation {self.name!r}"))
+
+    def measure(self, world: object, *args: object) -> Check:
+        """Its check on ``world`` of the object and its targets (a referenced check imported on
+        first use)."""
+        assert callable(self.check)  # a reference was made a deferred check at construction
+        return self.check(world, *args)
 
     @property
     def arity(self) -> int:
@@ -130,6 +142,21 @@ class Relation:
     def signature(self) -> str:
         """The predicate as the prompt lists it: ``in(a, box)``."""
         return f"{self.name}(a, {self.argument})"
+
+
+class _Deferred:
+    """A check named by reference, imported on its first call."""
+
+    def __init__(self, reference: str, what: str) -> None:
+        if not is_reference(reference):
+            raise PredicateError(f"{what}: {reference!r} is not a 'module:attr' reference")
+        self.reference, self.what = reference, what
+        self._loaded: Evaluator | None = None
+
+    def __call__(self, *args: object) -> Check:
+        if self._loaded is None:
+            self._loaded = load(self.reference, self.what)
+        return self._loaded(*args)
 
 
 _REGISTRY: dict[str, Relation] = {}

@@ -36,6 +36,7 @@ from claw.planner.base import BasePlanner
 from claw.planner.exceptions import UnparseableError
 from claw.planner.grounding.goals import ground_requests
 from claw.planner.grounding.references import color_of, type_of
+from claw.planner.grounding.skill_verbs import skill_verb_call
 from claw.planner.grounding.suggest import help_with
 from claw.planner.language.arm_phrases import ArmIntent, check_said, read_arm_phrases
 from claw.planner.language.forms import Segment
@@ -79,6 +80,9 @@ class OfflinePlanner(BasePlanner):
     def _plan(self, instruction: str, env: TabletopEnv) -> Plan:
         world = env.world_state()
         seen = {f(n, world) for n in env.object_names for f in (color_of, type_of)}
+        said = skill_verb_call(instruction, env.object_names, world)
+        if said is not None:  # a skill said by its own verb: that call, judged by its result
+            return Plan(steps=[said])
         text, intent = read_arm_phrases(instruction, env.arms.arms)
         check_said(text, intent, world)
         reading = read_instruction(

@@ -17,6 +17,7 @@ from claw.planner.base import AnswerHook, BasePlanner, Planner
 from claw.planner.registry import (
     PlannerContext,
     PlannerFactory,
+    PlannerFamily,
     PlannerSpec,
     SpecCheck,
     make_planner,
@@ -40,6 +41,7 @@ __all__ = [
     "Planner",
     "PlannerContext",
     "PlannerFactory",
+    "PlannerFamily",
     "PlannerSpec",
     "RunError",
     "RunResult",

@@ -265,7 +265,7 @@ def _on_table(task: _Task, points: Array, yaw: float, targets: tuple[ObjectState
 
 def _checked(task: _Task, points: Array, yaw: float) -> Mask:
     """The relation's own check with the object resting at each point (any leading shape)."""
-    check, name = relation(task.relation).check, task.held.name
+    check, name = relation(task.relation).measure, task.held.name
     target = task.target if task.target is not None else task.predicate.args[1]
     targets = (target,) if task.target2 is None else (target, task.target2)
     found = []

@@ -251,3 +251,26 @@ def test_the_grammar_reads_a_relation_declared_before_it_is_built() -> None:
         check=True,
     )
     assert done.stdout.split() == ["far_from", "the", "blue", "box"]
+
+
+def test_a_relations_check_may_be_a_reference_loaded_on_first_use() -> None:
+    from claw.common import PluginError
+
+    near = Relation("close_by", "claw.envs.spatial:next_to", phrases=("close by",))
+    register_relation(near)
+    try:
+        world = _world()
+        assert evaluate("close_by(blue_block, green_block)", world).holds is evaluate(
+            "next_to(blue_block, green_block)", world
+        ).holds
+    finally:
+        unregister_relation("close_by")
+    broken = Relation("far_off", "claw.envs.no_such_module:far")
+    register_relation(broken)
+    try:
+        with pytest.raises(PluginError, match="relation 'far_off'.*no_such_module"):
+            evaluate("far_off(blue_block, green_block)", _world())
+    finally:
+        unregister_relation("far_off")
+    with pytest.raises(PredicateError, match="not a 'module:attr' reference"):
+        Relation("nowhere", "not a reference")

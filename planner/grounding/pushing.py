@@ -265,7 +265,7 @@ def push_until(
                                "pick and place it")  # fmt: skip
     a = world.get(obj)
     targets = [t if related.target == "region" else world.get(t) for t in pred.args[1:]]
-    now = related.check(world, a, *targets)
+    now = related.measure(world, a, *targets)
     if now.holds:
         toward = _anchor(targets) - a.xy
         return PushMove(object=obj, direction=_dominant(toward), distance=0.0,
@@ -322,7 +322,7 @@ def _holding_distances(
         )
     except NoPlacement:
         return
-    check = relation(pred.name).check
+    check = relation(pred.name).measure
     for distance, centre in zip(distances[robust], points[robust], strict=True):
         landings = [centre, *(centre + Push.success_tolerance * _RING)]
         if all(check(*_moved(world, obj, xy), *targets).holds for xy in landings):
