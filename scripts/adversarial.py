@@ -50,6 +50,7 @@ import argparse
 import importlib.util
 import json
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -245,6 +246,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{len(cases)} cases")
         return 0
 
+    # A shell that starts this in the background ignores SIGINT, and so would every command it
+    # runs: the Ctrl-C cases need claw to get SIGINT as a terminal sends it.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     started = time.monotonic()
     outcomes, warnings = run_all(cases, args.jobs, args.keep)
     seconds = time.monotonic() - started
