@@ -337,26 +337,13 @@ def bench_policy_command(
 ) -> None:
     """A learned claw's success in its training env on fresh seeds (and its controller alone)."""
     import json
-    from pathlib import Path
 
     with errors(as_json):
         from claw.envs.seeding import check_seeds
-        from claw.learning.evaluate import EVALUATION_SEED, evaluate_policy
-        from claw.skills.learned import LEARNED_SKILLS
-        from claw.skills.policy import PolicyNetwork
+        from claw.learning.evaluate import EVALUATION_SEED, bench_policy
 
         first = check_seeds(EVALUATION_SEED if seed is None else seed, episodes)
-        if policy in LEARNED_SKILLS:
-            from claw.library.storage import SkillLibrary
-
-            network = SkillLibrary().policy(LEARNED_SKILLS[policy][0])
-        else:
-            network = PolicyNetwork.load(Path(policy))
-        results = {"policy": evaluate_policy(network, episodes, first)}
-        if network.config.residual_scale is not None:
-            results["controller_only"] = evaluate_policy(
-                network, episodes, first, controller_only=True
-            )
+        results = bench_policy(policy, episodes, first)
     if as_json:
         print(json.dumps(results))
         return
@@ -371,4 +358,5 @@ def bench_policy_command(
                 f"{r['median_final_distance'] * 1000:.1f} mm; {r['wall_seconds']} s",
             )
         )
-    table(f"claw bench policy {policy} ({network.config.env_id}, {network.config.algo})", rows)
+    trained = results["policy"]
+    table(f"claw bench policy {policy} ({trained['env_id']}, {trained['algo']})", rows)
