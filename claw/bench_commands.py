@@ -1,4 +1,5 @@
-"""``claw bench env|skills|two-arm|library|policy|planner|words``: speed and success figures."""
+"""``claw bench env|skills|two-arm|library|policy|planner|words|imitation``: speed and success
+figures (``all`` and ``startup``: :mod:`claw.bench_all_commands`)."""
 
 from __future__ import annotations
 
@@ -6,12 +7,16 @@ from typing import Annotated
 
 import typer
 
+from claw.bench_all_commands import bench_all_command, bench_startup_command
 from claw.options import JsonFlag, PreferOption, seed_callback
 from claw.output import errors, table
 
 bench_app = typer.Typer(
-    help="Measure: the env's physics, the skills, the library.", no_args_is_help=True
+    help="Measure: the env's physics, the skills, the library; all of it (claw bench all).",
+    no_args_is_help=True,
 )
+bench_app.command("all")(bench_all_command)
+bench_app.command("startup")(bench_startup_command)
 
 
 @bench_app.command("env")
