@@ -22,7 +22,7 @@ from claw.results_plots import (
     write_plot,
 )
 
-Table = list[Sequence[Any]]
+Table = Sequence[Sequence[Any]]
 
 
 def table(header: Sequence[str], rows: Table, right_from: int = 1) -> str:
