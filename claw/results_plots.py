@@ -70,11 +70,13 @@ def plot_suites(by: Mapping[tuple[str, str], Mapping[str, Any]], axes: Axes) -> 
         ]
         axes.barh([i + k * height for i in range(len(suites))], rates, height=height,
                   label=planner)  # fmt: skip
-    axes.set_yticks([i + 0.4 - height / 2 for i in range(len(suites))], suites, fontsize=7)
+    axes.set_yticks([i + 0.4 - height / 2 for i in range(len(suites))], suites, fontsize=8)
     axes.invert_yaxis()
     axes.set_xlim(0, 100)
     axes.set_xlabel("success (%)")
-    axes.legend(fontsize=8, loc="lower right")
+    axes.legend(fontsize=8, ncol=len(planners), loc="lower center", bbox_to_anchor=(0.5, 1.0),
+                frameon=False)  # fmt: skip
+    axes.figure.set_size_inches(7, 1.5 + 0.3 * len(suites))
 
 
 def plot_imitation(result: Mapping[str, Any], axes: Axes) -> None:
@@ -82,14 +84,15 @@ def plot_imitation(result: Mapping[str, Any], axes: Axes) -> None:
     stages = result["stages"]
     steps = [stage["env_steps"] for stage in stages]
     success = [100 * stage["success_rate"] for stage in stages]
-    axes.plot(steps, success, marker="o")
+    axes.plot(steps, success, marker="o", label="learner, validation episodes")
     for x, y, stage in zip(steps, success, stages, strict=True):
         axes.annotate(stage["stage"], (x, y), textcoords="offset points", xytext=(0, 6),
                       ha="center", fontsize=7)  # fmt: skip
     expert = next((r for r in result["rows"] if r["env_steps"] == 0), None)
     if expert is not None:
-        axes.axhline(100 * expert["success_rate"], color="k", linestyle="--", label="expert")
-        axes.legend(fontsize=8)
+        axes.axhline(100 * expert["success_rate"], color="k", linestyle="--",
+                     label="expert, fresh episodes")  # fmt: skip
+    axes.legend(fontsize=8, loc="lower right")
     axes.set_ylim(0, 105)
     axes.set_xlabel("env steps of training")
     axes.set_ylabel("validation success (%)")
