@@ -1,4 +1,5 @@
-"""``claw bench env|skills|two-arm|library|policy|planner|words``: speed and success figures."""
+"""``claw bench env|skills|two-arm|library|policy|planner|words|imitation``: speed and success
+figures (``all`` and ``startup``: :mod:`claw.bench_all_commands`)."""
 
 from __future__ import annotations
 
@@ -6,12 +7,16 @@ from typing import Annotated
 
 import typer
 
+from claw.bench_all_commands import bench_all_command, bench_startup_command
 from claw.options import JsonFlag, PreferOption, seed_callback
 from claw.output import errors, table
 
 bench_app = typer.Typer(
-    help="Measure: the env's physics, the skills, the library.", no_args_is_help=True
+    help="Measure: the env's physics, the skills, the library; all of it (claw bench all).",
+    no_args_is_help=True,
 )
+bench_app.command("all")(bench_all_command)
+bench_app.command("startup")(bench_startup_command)
 
 
 @bench_app.command("env")
@@ -337,26 +342,13 @@ def bench_policy_command(
 ) -> None:
     """A learned claw's success in its training env on fresh seeds (and its controller alone)."""
     import json
-    from pathlib import Path
 
     with errors(as_json):
         from claw.envs.seeding import check_seeds
-        from claw.learning.evaluate import EVALUATION_SEED, evaluate_policy
-        from claw.skills.learned import LEARNED_SKILLS
-        from claw.skills.policy import PolicyNetwork
+        from claw.learning.evaluate import EVALUATION_SEED, bench_policy
 
         first = check_seeds(EVALUATION_SEED if seed is None else seed, episodes)
-        if policy in LEARNED_SKILLS:
-            from claw.library.storage import SkillLibrary
-
-            network = SkillLibrary().policy(LEARNED_SKILLS[policy][0])
-        else:
-            network = PolicyNetwork.load(Path(policy))
-        results = {"policy": evaluate_policy(network, episodes, first)}
-        if network.config.residual_scale is not None:
-            results["controller_only"] = evaluate_policy(
-                network, episodes, first, controller_only=True
-            )
+        results = bench_policy(policy, episodes, first)
     if as_json:
         print(json.dumps(results))
         return
@@ -371,4 +363,5 @@ def bench_policy_command(
                 f"{r['median_final_distance'] * 1000:.1f} mm; {r['wall_seconds']} s",
             )
         )
-    table(f"claw bench policy {policy} ({network.config.env_id}, {network.config.algo})", rows)
+    trained = results["policy"]
+    table(f"claw bench policy {policy} ({trained['env_id']}, {trained['algo']})", rows)

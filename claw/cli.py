@@ -105,7 +105,7 @@ def main(argv: list[str] | None = None) -> None:
     ) as exc:  # bad options or arguments: one line, like every error
         ctx = getattr(exc, "ctx", None)  # UsageError and its subclasses carry one
         hint = f" (see {ctx.command_path} --help)" if ctx else ""
-        # Under --json a flag asks for JSON (``claw eval --json FILE`` names a file instead).
+        # Under --json a flag asks for JSON (``claw eval``/``bench all --json FILE`` name a file).
         report_error("invalid_input", exc.format_message() + hint, as_json=_json_flag(args))
         code = EXIT_BAD_INPUT
     except (typer.Abort, KeyboardInterrupt):
@@ -122,4 +122,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def _json_flag(args: list[str]) -> bool:
-    return "--json" in args and args[:1] != ["eval"]
+    return "--json" in args and args[:1] != ["eval"] and args[:2] != ["bench", "all"]

@@ -111,14 +111,18 @@ def _merge_rest_keys(model: mujoco.MjModel, count: int) -> None:
                 model.key_ctrl[rest, a] = model.key_ctrl[own, a]
 
 
-@lru_cache(maxsize=16)
-def _compile(objects: tuple[ObjectModel, ...], arms: int) -> mujoco.MjModel:
+def _spec(objects: Iterable[ObjectModel], arms: int) -> mujoco.MjSpec:
     spec = mujoco.MjSpec.from_file(robot_xml_path())
     if arms > 1:
         _add_arms(spec, arms)
     for obj in objects:
         (_add_box if obj.type == "box" else _add_solid)(spec, obj)
-    model = spec.compile()
+    return spec
+
+
+@lru_cache(maxsize=16)
+def _compile(objects: tuple[ObjectModel, ...], arms: int) -> mujoco.MjModel:
+    model = _spec(objects, arms).compile()
     if arms > 1:
         _merge_rest_keys(model, arms)
     return model
@@ -132,3 +136,12 @@ def build_model(objects: Iterable[ObjectModel], arms: int = 1) -> mujoco.MjModel
     model parameters (domain randomisation) without affecting one another.
     """
     return copy.copy(_compile(tuple(objects), arms))
+
+
+def model_xml(objects: Iterable[ObjectModel], arms: int = 1) -> str:
+    """The MJCF text of :func:`build_model`'s model (for one arm, the same model once compiled;
+    with more, the arms' rest keyframes stay apart), for a program that loads it with MuJoCo
+    alone."""
+    spec = _spec(objects, arms)
+    spec.compile()  # to_xml writes a compiled spec
+    return spec.to_xml()

@@ -12,7 +12,7 @@ import numpy as np
 from gymnasium import spaces
 
 from claw.envs.arms import ARM_PREFIX, ArmContext, Lockstep, arm_base, arm_names
-from claw.envs.model import ObjectModel, build_model
+from claw.envs.model import ObjectModel, build_model, model_xml
 from claw.envs.predicates import GoalResult, Predicate, check_objects, evaluate_goal, parse_goal
 from claw.envs.randomization import DomainRandomization, Nominal, randomize_objects
 from claw.envs.rendering import Renderers, has_display
@@ -357,6 +357,11 @@ class TabletopEnv(GroundTruth, gym.Env[dict[str, Any], np.ndarray]):
         for arm in jobs:
             self.arms.check(arm)
         return Lockstep(self.arms, self._advance).run(jobs, busy)
+
+    def model_xml(self) -> str:
+        """The MJCF text of the scene's model as built for the last reset
+        (:func:`claw.envs.model.model_xml`)."""
+        return model_xml(self._objects, len(self.arms.arms))
 
     def _set_arm_targets(self, targets: np.ndarray) -> None:
         robot = self.robot

@@ -19,7 +19,7 @@ from contextlib import suppress
 from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, computed_field
+from pydantic import BaseModel, Field, computed_field
 
 from claw.common.exceptions import ClawError
 from claw.envs.exceptions import InvalidSceneError
@@ -53,6 +53,8 @@ class SuiteTimes(BaseModel):
     phases: dict[str, PhaseTimes]
     clauses: int = 0
     parses: int = 0
+    plan_ms: list[float] = Field(default_factory=list)
+    """Each instruction's whole-plan time (its median), in case order: the histogram's data."""
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -114,8 +116,9 @@ def _percentiles(values: Sequence[float]) -> PhaseTimes:
 def _summary(name: str, rows: list[dict[str, float]], refused: int) -> SuiteTimes:
     phases = {phase: _percentiles([row[phase] for row in rows if phase in row]) for phase in PHASES}
     clauses, parses = (int(sum(row[k] for row in rows)) for k in ("clauses", "parses"))
+    plan_ms = [round(row["plan"], 3) for row in rows]
     return SuiteTimes(suite=name, instructions=len(rows), refused=refused, phases=phases,
-                      clauses=clauses, parses=parses)  # fmt: skip
+                      clauses=clauses, parses=parses, plan_ms=plan_ms)  # fmt: skip
 
 
 def _parses(text: str) -> dict[str, float]:

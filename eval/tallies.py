@@ -20,7 +20,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple, Protocol, get_args
 
-from claw.eval.suite import Case
+from pydantic import BaseModel
+
+from claw.eval.suite import Case, Suite
 from claw.planner.base import READERS, Reader
 from claw.planner.llm.prompting import PlanError
 from claw.runtime import RunResult
@@ -93,3 +95,45 @@ def tallies(results: Sequence[Tallied]) -> dict[str, float]:
         figures[MODEL_TOKENS] = round(sum(r.llm_tokens for r in by_model) / len(by_model), 2)
     figures["llm_cached"] = float(sum(r.llm_cached for r in results))
     return figures
+
+
+class TrustCounts(BaseModel):
+    """A suite's four counts offline and the hybrid's success (the README's trust table)."""
+
+    suite: str
+    cases: int
+    read_right: int
+    refused: int
+    wrong_reading_ran: int
+    trap_planned: int
+    traps: int
+    """The suite's ``expect_error`` cases."""
+    offline_success: int
+    hybrid_success_rate: float
+    """Percent of the hybrid's cases that succeeded."""
+
+    def row(self) -> str:
+        """The table's markdown row."""
+        return (
+            f"| {self.suite} ({self.cases}) | {self.read_right} | {self.refused} | "
+            f"{self.wrong_reading_ran} | {self.trap_planned} / {self.traps} | "
+            f"{self.offline_success} ({100 * self.offline_success / self.cases:.1f} %) | "
+            f"{self.hybrid_success_rate:.1f} % |"
+        )
+
+
+def trust_counts(
+    name: str, suite: Suite, offline: Sequence[Tallied], hybrid: Sequence[Tallied]
+) -> TrustCounts:
+    """The counts of ``offline``'s cases, the traps of ``suite``, and ``hybrid``'s success."""
+    return TrustCounts(
+        suite=name,
+        cases=len(offline),
+        read_right=sum(bool(r.read_right) for r in offline),
+        refused=sum(bool(r.refused) for r in offline),
+        wrong_reading_ran=sum(bool(r.wrong_reading_ran) for r in offline),
+        trap_planned=sum(bool(r.trap_planned) for r in offline),
+        traps=sum(case.expect_error is not None for case in suite.cases),
+        offline_success=sum(bool(r.success) for r in offline),
+        hybrid_success_rate=100 * sum(bool(r.success) for r in hybrid) / max(len(hybrid), 1),
+    )

@@ -36,7 +36,7 @@ def evaluate_policy(
     Returns:
         ``success_rate``, ``episodes``, ``threshold``, ``success_within`` (by threshold),
         ``mean_final_distance``, ``median_final_distance``, ``mean_reward``, ``seed``,
-        ``wall_seconds``.
+        ``controller_only``, ``env_id``, ``algo``, ``env_kwargs``, ``wall_seconds``.
     """
     network = policy if isinstance(policy, PolicyNetwork) else PolicyNetwork.load(policy)
     config = network.config
@@ -73,6 +73,7 @@ def evaluate_policy(
         "seed": seed,
         "controller_only": controller_only,
         "env_id": config.env_id,
+        "algo": config.algo,
         "env_kwargs": config.env_kwargs,
         "wall_seconds": round(time.perf_counter() - tic, 1),
     }
@@ -97,3 +98,26 @@ def record_policy_video(
         env.close()
     fps = float(env.metadata.get("render_fps", 10))
     return write_video(frames, path, fps)
+
+
+def bench_policy(policy: str, episodes: int = 200, seed: int = EVALUATION_SEED) -> dict[str, Any]:
+    """``claw bench policy``'s figures: ``policy`` (``reach``, ``push``, ``pick_place``: the
+    skill library's latest, else a policy folder) on ``episodes`` episodes from ``seed``, and a
+    residual policy's controller alone on the same ones.
+
+    Returns:
+        ``policy`` (and ``controller_only`` for a residual one): :func:`evaluate_policy`'s
+        figures.
+    """
+    from claw.skills.learned import LEARNED_SKILLS
+
+    if policy in LEARNED_SKILLS:
+        from claw.library.storage import SkillLibrary
+
+        network = SkillLibrary().policy(LEARNED_SKILLS[policy][0])
+    else:
+        network = PolicyNetwork.load(Path(policy))
+    results = {"policy": evaluate_policy(network, episodes, seed)}
+    if network.config.residual_scale is not None:
+        results["controller_only"] = evaluate_policy(network, episodes, seed, controller_only=True)
+    return results

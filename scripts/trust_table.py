@@ -6,7 +6,8 @@ Usage::
 
 Each triple is a suite, its offline result and its ``offline+MODEL`` result; one row each:
 cases, goal cases read right, refused and wrong readings that ran, traps (the suite's
-``expect_error`` cases) planned, offline success and the hybrid's success.
+``expect_error`` cases) planned, offline success and the hybrid's success
+(:func:`claw.eval.tallies.trust_counts`, as ``claw bench all`` records them).
 """
 
 from __future__ import annotations
@@ -14,29 +15,22 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 from claw.eval.suite import load_suite
+from claw.eval.tallies import trust_counts
+
+
+def _cases(path: str) -> list[Any]:
+    return [SimpleNamespace(**case) for case in json.loads(Path(path).read_text())["cases"]]
 
 
 def row(suite_path: str, offline_path: str, hybrid_path: str) -> str:
     """One markdown row of a suite's offline and hybrid results."""
-    suite = load_suite(suite_path)
-    traps = sum(case.expect_error is not None for case in suite.cases)
-    offline = json.loads(Path(offline_path).read_text())["cases"]
-    hybrid = json.loads(Path(hybrid_path).read_text())["cases"]
-    count = len(offline)
-
-    def total(key: str) -> int:
-        return sum(bool(case[key]) for case in offline)
-
-    success = total("success")
-    hybrid_rate = 100 * sum(case["success"] for case in hybrid) / len(hybrid)
     name = Path(suite_path).stem
-    return (
-        f"| {name} ({count}) | {total('read_right')} | {total('refused')} | "
-        f"{total('wrong_reading_ran')} | {total('trap_planned')} / {traps} | "
-        f"{success} ({100 * success / count:.1f} %) | {hybrid_rate:.1f} % |"
-    )
+    suite = load_suite(suite_path)
+    return trust_counts(name, suite, _cases(offline_path), _cases(hybrid_path)).row()
 
 
 def main(argv: list[str]) -> None:

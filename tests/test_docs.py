@@ -48,10 +48,7 @@ DOCUMENTS = sorted(
 
 #: Names the docs mention that are being built elsewhere, each with where: allowed while they do
 #: not exist, and a failure once they do (then this entry goes).
-PLANNED: dict[str, str] = {
-    "claw bench all": "the results page's source (docs/results.md), being built elsewhere",
-    "scripts/results_page.py": "renders docs/results.md from results.json, being built elsewhere",
-}
+PLANNED: dict[str, str] = {}
 
 #: Paths the design notes (records) name that are not this repository's: another repository's
 #: files whose first folder happens to share a name with one of ours, or ours as they were when

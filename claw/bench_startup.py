@@ -1,0 +1,161 @@
+"""``claw bench startup``: a cold ``claw "…"`` against its floor, measured in one run.
+
+The floor is a Python process that imports MuJoCo and numpy, builds the same scene and runs the
+same physics steps as the run, nothing else (:data:`claw.startup_probe.FLOOR`). Each repeat
+times, in new processes, a cold ``claw "INSTRUCTION"`` (a fresh ``CLAW_HOME``), its warm rerun
+(the same home) and the floor, the floor first on every other repeat; the figures are medians.
+A separate cold run, untimed, counts the modules ``claw`` imports and the processes it starts.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from claw.startup_probe import FLOOR, TRAJECTORY
+
+INSTRUCTION = "put the red block next to the blue box"
+TARGET = 2.0
+"""The ratio the project holds a cold ``claw "…"`` to: at most twice its floor."""
+
+
+class StartupBench(BaseModel):
+    """Wall seconds of each timed process, their medians and ratios, and the census."""
+
+    instruction: str
+    scene: str
+    seed: int
+    repeats: int
+    physics_steps: int
+    """``mj_step`` calls of the run, which the floor runs too."""
+    sim_seconds: float
+    run_success: bool
+    cold_seconds: list[float]
+    warm_seconds: list[float]
+    floor_seconds: list[float]
+    cold_median: float
+    warm_median: float
+    floor_median: float
+    cold_ratio: float
+    """Cold ``claw "…"`` over the floor (medians)."""
+    warm_ratio: float
+    target_ratio: float = TARGET
+    modules: int
+    """Modules in ``sys.modules`` when a cold ``claw "…"`` exits."""
+    subprocesses: int
+    """Processes a cold ``claw "…"`` starts itself (on a fresh ``CLAW_HOME``)."""
+    subprocess_programs: list[str]
+
+
+def claw_command() -> list[str]:
+    """How to start the ``claw`` console script of this Python (``python -m claw`` without one)."""
+    script = Path(sys.executable).with_name("claw")
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "claw"]
+
+
+def _environment(home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("CLAW_MODEL", "CLAW_HOME")}
+    return {**env, "CLAW_HOME": str(home)}
+
+
+def _timed(command: list[str], env: dict[str, str]) -> float:
+    """Wall seconds of ``command`` run to its end.
+
+    Raises:
+        RuntimeError: it exited non-zero (its last line of output said why).
+    """
+    tic = time.perf_counter()
+    done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+    seconds = time.perf_counter() - tic
+    if done.returncode != 0:
+        lines = (done.stderr or done.stdout).strip().splitlines() or ["no output"]
+        raise RuntimeError(f"{' '.join(command[-2:])} exited {done.returncode}: {lines[-1]}")
+    return seconds
+
+
+def _probe(home: Path, *args: str) -> None:
+    _timed([sys.executable, "-m", "claw.startup_probe", *args], _environment(home))
+
+
+def bench_startup(
+    repeats: int = 5, instruction: str = INSTRUCTION, scene: str = "default", seed: int = 0
+) -> StartupBench:
+    """Time ``claw "instruction"`` cold and warm against its floor, ``repeats`` times each."""
+    import numpy as np
+
+    options = [] if (scene, seed) == ("default", 0) else ["--scene", scene, "--seed", str(seed)]
+    claw = [*claw_command(), instruction, *options]  # as typed: claw "…"
+    with tempfile.TemporaryDirectory(prefix="claw-bench-startup-") as scratch:
+        root = Path(scratch)
+        run = root / "run"
+        run.mkdir()
+        _probe(root / "record-home", "record", str(run), instruction, scene, str(seed))
+        census_file = root / "census.json"
+        _probe(root / "census-home", "census", str(census_file), instruction, *options)
+        census = json.loads(census_file.read_text())
+        floor_script = root / "floor.py"
+        floor_script.write_text(FLOOR)
+        floor = [sys.executable, str(floor_script), str(run)]
+        cold, warm, floors = [], [], []
+        for k in range(repeats):
+            env = _environment(root / f"home-{k}")
+            if k % 2:
+                floors.append(_timed(floor, env))
+            cold.append(_timed(claw, env))
+            warm.append(_timed(claw, env))
+            if not k % 2:
+                floors.append(_timed(floor, env))
+        trajectory = np.load(run / TRAJECTORY)
+        steps, sim, success = (trajectory[k] for k in ("substeps", "sim_seconds", "success"))
+    medians = [statistics.median(times) for times in (cold, warm, floors)]
+    return StartupBench(
+        instruction=instruction,
+        scene=scene,
+        seed=seed,
+        repeats=repeats,
+        physics_steps=int(steps.sum()),
+        sim_seconds=round(float(sim), 3),
+        run_success=bool(success),
+        cold_seconds=[round(s, 4) for s in cold],
+        warm_seconds=[round(s, 4) for s in warm],
+        floor_seconds=[round(s, 4) for s in floors],
+        cold_median=round(medians[0], 4),
+        warm_median=round(medians[1], 4),
+        floor_median=round(medians[2], 4),
+        cold_ratio=round(medians[0] / medians[2], 3),
+        warm_ratio=round(medians[1] / medians[2], 3),
+        modules=census["modules"],
+        subprocesses=len(census["starts"]),
+        subprocess_programs=census["starts"],
+    )
+
+
+def programs(result: StartupBench) -> str:
+    """The programs started, each with its count: ``git x13``."""
+    counts = Counter(result.subprocess_programs)
+    return ", ".join(f"{name} x{n}" for name, n in sorted(counts.items()))
+
+
+def describe(result: StartupBench) -> list[tuple[str, str]]:
+    """Rows for the command's table."""
+    return [
+        ("command", f'claw "{result.instruction}" ({result.scene}, seed {result.seed}, offline)'),
+        ("physics", f"{result.physics_steps} mj_step ({result.sim_seconds} s simulated)"),
+        ("cold claw (fresh CLAW_HOME)", f"{result.cold_median:.3f} s median"),
+        ("warm claw (same home)", f"{result.warm_median:.3f} s median"),
+        ("floor (mujoco + numpy)", f"{result.floor_median:.3f} s median"),
+        ("cold / floor", f"{result.cold_ratio:.2f}x (target <= {result.target_ratio:g}x)"),
+        ("warm / floor", f"{result.warm_ratio:.2f}x"),
+        ("modules imported (cold)", str(result.modules)),
+        ("processes started (cold)", f"{result.subprocesses} ({programs(result) or 'none'})"),
+        ("repeats", str(result.repeats)),
+    ]
