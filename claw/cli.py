@@ -1,4 +1,5 @@
-"""The ``claw`` command line (typer); heavy libraries are imported inside the commands using them.
+"""The ``claw`` command line (typer); heavy libraries are imported inside the commands using them,
+and a command's module only when that command runs (``claw "…"`` builds ``run`` alone).
 
 Exit codes: 0 success, 1 attempted and failed, 2 bad input (one line on stderr), 3 planner/LLM
 unavailable or unusable, 130 interrupted.
@@ -6,8 +7,10 @@ unavailable or unusable, 130 interrupted.
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 import typer
@@ -19,11 +22,6 @@ except ImportError:  # pragma: no cover - older typer
     from click import exceptions as click_errors  # type: ignore[no-redef]
 
 from claw import __version__
-from claw.bench_commands import bench_app
-from claw.cache_commands import cache_app
-from claw.demos_commands import demos_app
-from claw.eval_commands import EVAL_COMMANDS, eval_app
-from claw.llm_commands import llm_app
 from claw.output import (
     EXIT_BAD_INPUT,
     EXIT_INTERRUPTED,
@@ -32,10 +30,6 @@ from claw.output import (
     report_error,
     show_notes,
 )
-from claw.run_command import run
-from claw.scene_commands import scene_app
-from claw.skills_commands import skills_app
-from claw.train_commands import train_command, tune_command
 
 
 class ClawGroup(TyperGroup):
@@ -51,26 +45,62 @@ class ClawGroup(TyperGroup):
             raise typer.Abort from None
 
 
-app = typer.Typer(
-    cls=ClawGroup,
-    name="claw",
-    help="Natural-language instructions to robot skills on a MuJoCo tabletop.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
-app.add_typer(bench_app, name="bench")
-app.add_typer(cache_app, name="cache")
-app.add_typer(demos_app, name="demos")
-app.add_typer(eval_app, name="eval")
-app.add_typer(llm_app, name="llm")
-app.add_typer(scene_app, name="scene")
-app.add_typer(skills_app, name="skills")
-app.command("run")(run)
-app.command("train")(train_command)
-app.command("tune")(tune_command)
-
+GROUPS = {
+    "bench": "claw.bench_commands:bench_app",
+    "cache": "claw.cache_commands:cache_app",
+    "demos": "claw.demos_commands:demos_app",
+    "eval": "claw.eval_commands:eval_app",
+    "llm": "claw.llm_commands:llm_app",
+    "scene": "claw.scene_commands:scene_app",
+    "skills": "claw.skills_commands:skills_app",
+}
+"""The command groups, and where each is defined."""
+SINGLE = {
+    "run": "claw.run_command:run",
+    "train": "claw.train_commands:train_command",
+    "tune": "claw.train_commands:tune_command",
+}
+"""The commands of their own, and where each is defined."""
 COMMANDS = ("run", "eval", "bench", "cache", "demos", "scene", "skills", "train", "tune", "llm")
+
+
+def _defined(where: str) -> Any:
+    module, _, name = where.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def build_app(commands: Sequence[str] = COMMANDS) -> typer.Typer:
+    """The typer app with ``commands`` (default: all of them; a run builds only its own)."""
+    built = typer.Typer(
+        cls=ClawGroup,
+        name="claw",
+        help="Natural-language instructions to robot skills on a MuJoCo tabletop.",
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+    )
+    if len(commands) == 1:  # stays a group (typer makes a lone command the app itself)
+        built.callback()(_no_options)
+    for name in sorted(commands):
+        if name in GROUPS:
+            built.add_typer(_defined(GROUPS[name]), name=name)
+        else:
+            built.command(name)(_defined(SINGLE[name]))
+    return built
+
+
+def _no_options() -> None:
+    """The app's own callback where one command is built: no options of its own."""
+
+
+def __getattr__(name: str) -> Any:
+    """``app``: every command (for the docs and tests), built on first use."""
+    if name == "app":
+        globals()["app"] = full = build_app()
+        return full
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 HELP = ("--help", "-h")
 
 
@@ -83,8 +113,11 @@ def expand_args(args: list[str]) -> list[str]:
         from claw.eval.ray_runner import with_bare_ray_flag
 
         args = with_bare_ray_flag(args)
-    if len(args) > 1 and args[0] == "eval" and args[1] not in EVAL_COMMANDS + HELP:
-        return ["eval", "run", *args[1:]]
+    if len(args) > 1 and args[0] == "eval":
+        from claw.eval_commands import EVAL_COMMANDS
+
+        if args[1] not in EVAL_COMMANDS + HELP:
+            return ["eval", "run", *args[1:]]
     return args
 
 
@@ -94,6 +127,8 @@ def main(argv: list[str] | None = None) -> None:
     if args in (["--version"], ["run", "--version"]):
         print(f"claw {__version__}")
         raise SystemExit(EXIT_OK)
+    _renders_nothing(args)
+    app = build_app([args[0]] if args and args[0] in COMMANDS else COMMANDS)
     try:
         code = app(args=args, prog_name="claw", standalone_mode=False)
     except click_errors.NoArgsIsHelpError as exc:  # `claw eval` alone: its help
@@ -119,6 +154,13 @@ def main(argv: list[str] | None = None) -> None:
         sys.stderr.flush()
         os._exit(code)
     raise SystemExit(code)
+
+
+def _renders_nothing(args: list[str]) -> None:
+    """A run that films nothing and opens no viewer loads no OpenGL: MuJoCo's GL backend is
+    chosen when it is first imported, so it is set off before then (unless the user set one)."""
+    if args[:1] == ["run"] and not any(a.startswith(("--video", "--viewer")) for a in args):
+        os.environ.setdefault("MUJOCO_GL", "disable")
 
 
 def _json_flag(args: list[str]) -> bool:
