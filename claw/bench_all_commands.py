@@ -33,7 +33,7 @@ def bench_all_command(
         typer.Option(
             "--only",
             metavar="NAME[,NAME]",
-            help="Run only these: env, skills, planner, words, two-arm, library, imitation, "
+            help="Run only these: env, library, skills, planner, words, two-arm, imitation, "
             "policy, eval (with the trust table), startup.",
         ),
     ] = None,

@@ -160,7 +160,7 @@ class Page:
             for r in (e.result for e in entries)
         ]  # fmt: skip
         header = ["skills / rows", "embedder", "search p50 / p99 ms", "embed p50 / p99 ms",
-                  "index build", "index", "peak RSS"]  # fmt: skip
+                  "index build", "index", "peak RSS of the process"]  # fmt: skip
         return section("Skill library", entries, table(header, rows))
 
     def planner(self) -> str:

@@ -78,8 +78,8 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> None:
     result = claw("bench", "all", "--only", "env,nonsense", "--json", tmp_path / "r.json")
     assert result.returncode == 2
     assert result.stderr.strip() == (
-        "error: invalid_input: unknown benchmark 'nonsense'; allowed: env, skills, planner, "
-        "words, two-arm, library, imitation, policy, eval, startup"
+        "error: invalid_input: unknown benchmark 'nonsense'; allowed: env, library, skills, "
+        "planner, words, two-arm, imitation, policy, eval, startup"
     )
     assert not (tmp_path / "r.json").exists()
     bad = tmp_path / "bad.json"
