@@ -32,10 +32,10 @@ def write_plot(
 
 
 def plot_startup(result: Mapping[str, Any], axes: Axes) -> None:
-    """Histogram of the timed processes' wall seconds: cold, warm, floor."""
+    """Histogram of the timed processes' wall seconds: the first run, cold runs, the floor."""
     runs = {
+        'first claw "…" (fresh home)': result["first_run_seconds"],
         'cold claw "…"': result["cold_seconds"],
-        "warm rerun": result["warm_seconds"],
         "floor (mujoco + numpy)": result["floor_seconds"],
     }
     everything = [s for seconds in runs.values() for s in seconds]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, model_serializer, model_validator
 
@@ -27,6 +27,7 @@ from claw.envs.relations import (
     Relation,
     find_relation,
     key_of,
+    registry_version,
     relations,
     reserve_names,
 )
@@ -94,14 +95,24 @@ _OTHER_ALIASES: dict[str, str] = {
 reserve_names(*_OTHERS, *_OTHER_ALIASES)
 
 
-class _Arities(Mapping[str, tuple[int, int | None]]):
-    """Every predicate's canonical name -> (least, most) arguments: the relations (their
-    arity, both), in declaration order, then the others; read from the registry at each use."""
+_T = TypeVar("_T")
 
-    def _table(self) -> dict[str, tuple[int, int | None]]:
-        return {**{r.name: (r.arity, r.arity) for r in relations()}, **_OTHERS}
 
-    def __getitem__(self, name: str) -> tuple[int, int | None]:
+class _Derived(Mapping[str, _T]):
+    """A table derived from the relation registry, built once per state of the registry
+    (:func:`~claw.envs.relations.registry_version`) rather than at each look-up."""
+
+    def __init__(self, build: Callable[[], dict[str, _T]]) -> None:
+        self._build = build
+        self._version = -1
+        self._built: dict[str, _T] = {}
+
+    def _table(self) -> dict[str, _T]:
+        if self._version != registry_version():
+            self._built, self._version = self._build(), registry_version()
+        return self._built
+
+    def __getitem__(self, name: str) -> _T:
         return self._table()[name]
 
     def __iter__(self) -> Iterator[str]:
@@ -111,24 +122,15 @@ class _Arities(Mapping[str, tuple[int, int | None]]):
         return len(self._table())
 
 
-class _Aliases(Mapping[str, str]):
-    """Every predicate alias -> its canonical name (the relations' and the others')."""
-
-    def _table(self) -> dict[str, str]:
-        return {a: r.name for r in relations() for a in r.aliases} | _OTHER_ALIASES
-
-    def __getitem__(self, alias: str) -> str:
-        return self._table()[alias]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._table())
-
-    def __len__(self) -> int:
-        return len(self._table())
-
-
-PREDICATES: Mapping[str, tuple[int, int | None]] = _Arities()
-ALIASES: Mapping[str, str] = _Aliases()
+PREDICATES: Mapping[str, tuple[int, int | None]] = _Derived(
+    lambda: {**{r.name: (r.arity, r.arity) for r in relations()}, **_OTHERS}
+)
+"""Every predicate's canonical name -> (least, most) arguments: the relations (their arity,
+both), in declaration order, then the others."""
+ALIASES: Mapping[str, str] = _Derived(
+    lambda: {a: r.name for r in relations() for a in r.aliases} | _OTHER_ALIASES
+)
+"""Every predicate alias -> its canonical name (the relations' and the others')."""
 
 
 def predicate_signatures() -> tuple[str, ...]:

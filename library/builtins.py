@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import inspect
+import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -67,6 +71,23 @@ def record_of(cls: type[Skill], version: int, source: str) -> SkillRecord:
         tags=["builtin"] if source == "builtin" else [],
         metrics=bundled_metrics(cls),
     )
+
+
+def fingerprint(classes: Iterable[type[Skill]]) -> str:
+    """What the built-in records are checked against, cheaply: claw's version, and each class's
+    name, text, source file and shipped files as they stand on disk (size and modification
+    time), so that an edited checkout or a new policy is checked again."""
+    from claw import __version__
+
+    said = [__version__]
+    for cls in sorted(classes, key=implementation_ref):
+        files = [inspect.getsourcefile(cls) or "", *map(str, cls.bundled_artifacts())]
+        said += [implementation_ref(cls), cls.kind, cls.description, *cls.examples]
+        for name in files:
+            with contextlib.suppress(OSError):
+                stat = os.stat(name)
+                said.append(f"{name}:{stat.st_size}:{stat.st_mtime_ns}")
+    return hashlib.sha256("\n".join(said).encode()).hexdigest()
 
 
 def builtin_records(records: Iterable[SkillRecord]) -> list[SkillRecord]:

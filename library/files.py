@@ -8,6 +8,7 @@ import hashlib
 import shutil
 import subprocess
 import time
+from functools import cache
 from pathlib import Path
 
 
@@ -51,7 +52,9 @@ def remove_folders(folders: list[Path]) -> list[Path]:
     return removed
 
 
+@cache
 def git_commit() -> str | None:
+    """The commit of claw's checkout (``None`` outside one), asked of git once per process."""
     try:
         out = subprocess.run(
             ["git", "rev-parse", "HEAD"],

@@ -18,6 +18,7 @@ index is not saved, and a note says so once on stderr. Writing to it (``register
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import os
@@ -26,11 +27,12 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from claw.common.files import claw_home
+from claw.common.files import atomic_write, claw_home
 from claw.library.builtins import (
     builtin_records,
     bundled_artifacts,
     changed,
+    fingerprint,
     implementation_ref,
     record_of,
 )
@@ -39,7 +41,7 @@ from claw.library.exceptions import LibraryWriteError
 from claw.library.files import git_commit, sha256_of
 from claw.library.index import SearchHit, SkillIndex
 from claw.library.manifest import Artifact, Metrics, Provenance, SkillRecord
-from claw.library.store import ARTIFACTS, ManifestStore
+from claw.library.store import ARTIFACTS, BUILTINS_CHECKED, ManifestStore
 from claw.skills.base import Skill
 from claw.skills.exceptions import ArtifactError, UnknownSkillError
 from claw.skills.policy import WEIGHTS_FILE, PolicyNetwork
@@ -276,22 +278,47 @@ class SkillLibrary(ManifestStore):
         A class that ships files (a trained policy) is registered with copies of them; a policy
         the user trained and registered later is newer and is not replaced. When the library
         cannot be written, they are held in memory for this process (their shipped files read
-        where they are) and a note says so once.
+        where they are) and a note says so once. The check is made once per claw version and
+        set of skill classes (and again whenever the manifest changed since): its outcome is
+        kept as a fingerprint (:data:`~claw.library.store.BUILTINS_CHECKED`).
         """
         classes = [cls for name in skill_names() for cls in skill_implementations(name).values()]
+        checked = fingerprint(classes)
+        stamp = self._builtins_stamp(checked)
+        if stamp is not None and stamp == self._read_stamp():
+            return []
         current = {
             r.implementation: r
             for r in self.latest_by_implementation(builtin_records(self.records()))
         }
         stale = [cls for cls in classes if changed(current.get(implementation_ref(cls)), cls)]
-        if not stale:
-            return []
-        if self.read_only is None:
+        added: list[SkillRecord] = []
+        if stale and self.read_only is None:
             try:
-                return self._write_builtins(stale)
+                added = self._write_builtins(stale)
             except LibraryWriteError as exc:
                 self.note_read_only(exc.reason)
-        return self._hold_builtins(stale)
+        if stale and self.read_only is not None:
+            return self._hold_builtins(stale)
+        stamp = self._builtins_stamp(checked)
+        if stamp is not None:
+            with contextlib.suppress(OSError):  # unkept: checked again next time
+                atomic_write(self.root / BUILTINS_CHECKED, stamp.encode())
+        return added
+
+    def _builtins_stamp(self, checked: str) -> str | None:
+        """The fingerprint with the manifest as it is now (``None``: there is no manifest)."""
+        try:
+            stat = self.manifest_path.stat()
+        except OSError:
+            return None
+        return f"{checked} {stat.st_size} {stat.st_mtime_ns}"
+
+    def _read_stamp(self) -> str | None:
+        try:
+            return (self.root / BUILTINS_CHECKED).read_text()
+        except (OSError, UnicodeDecodeError):
+            return None
 
     def _hold_builtins(self, stale: list[type[Skill]]) -> list[SkillRecord]:
         """The stale built-ins as records in memory, their artifacts the shipped files."""

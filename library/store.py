@@ -26,7 +26,10 @@ MANIFEST = "manifest.json"
 LOCK = ".lock"
 ARTIFACTS = "artifacts"
 ORPHAN_AGE = 60.0  # s: a temporary file or unnamed artifact folder this old has no live writer
-WRITTEN_FILES = (MANIFEST, "index.faiss", "index.json", "index.centroids.npy")
+BUILTINS_CHECKED = "builtins.checked"
+"""The fingerprint of the skill classes the built-in records were last checked against, and
+of the manifest as that check left it (:meth:`SkillLibrary.sync_builtins`)."""
+WRITTEN_FILES = (MANIFEST, "index.faiss", "index.json", "index.centroids.npy", BUILTINS_CHECKED)
 """Files written atomically in the root: their temporaries are ``.NAME.*``."""
 
 

@@ -8,14 +8,9 @@ Imported by ``claw.planner``, so that they are registered whenever the package i
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from claw.planner.exceptions import InvalidPlannerError
-from claw.planner.llm.answer_cache import AnswerCache, cache_enabled
-from claw.planner.llm.hybrid import HybridPlanner
-from claw.planner.llm.local import LOCAL_API_BASE, LOCAL_API_KEY, LOCAL_MODEL
-from claw.planner.llm.planner import LLMPlanner
-from claw.planner.offline import OfflinePlanner
 from claw.planner.registry import (
     PlannerContext,
     PlannerSpec,
@@ -26,6 +21,11 @@ from claw.planner.registry import (
     register_planner,
 )
 from claw.planner.text import clean_text
+
+if TYPE_CHECKING:  # each family's planner is imported when one is made
+    from claw.planner.llm.hybrid import HybridPlanner
+    from claw.planner.llm.planner import LLMPlanner
+    from claw.planner.offline import OfflinePlanner
 
 API_BASE_ENV = "CLAW_API_BASE"
 """The endpoint a model is asked at when ``--api-base`` gives none."""
@@ -38,6 +38,8 @@ step generator writes the steps (as the offline reader's plans are written)."""
 
 def offline_planner(context: PlannerContext) -> OfflinePlanner:
     """``offline``: the grammar planner (no network)."""
+    from claw.planner.offline import OfflinePlanner
+
     return OfflinePlanner()
 
 
@@ -48,6 +50,8 @@ def model_planner(context: PlannerContext) -> LLMPlanner:
 
 def local_planner(context: PlannerContext) -> LLMPlanner:
     """``local``: the LLM planner asking ``claw llm serve``'s model on 127.0.0.1."""
+    from claw.planner.llm.local import LOCAL_API_BASE, LOCAL_API_KEY, LOCAL_MODEL
+
     return llm_planner(context, LOCAL_MODEL, LOCAL_API_BASE, api_key=LOCAL_API_KEY)
 
 
@@ -62,6 +66,9 @@ def llm_planner(
     Raises:
         CacheSettingError: ``CLAW_ANSWER_CACHE`` neither on nor off.
     """
+    from claw.planner.llm.answer_cache import AnswerCache, cache_enabled
+    from claw.planner.llm.planner import LLMPlanner
+
     settings = context.settings
     client: dict[str, Any] = {} if api_key is None else {"api_key": api_key}
     endpoint = settings.api_base or os.environ.get(API_BASE_ENV) or api_base
@@ -125,6 +132,9 @@ def hybrid_planner(context: PlannerContext) -> HybridPlanner:
     fallback = make_planner(
         spec.hand_over, env=context.env, ground_truth=context.ground_truth, settings=settings
     )
+    from claw.planner.llm.hybrid import HybridPlanner
+    from claw.planner.offline import OfflinePlanner
+
     return HybridPlanner(OfflinePlanner(), fallback)
 
 

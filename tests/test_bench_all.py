@@ -99,7 +99,7 @@ def test_the_page_shows_the_file_s_figures(tmp_path: Path) -> None:
     page = render(FIXTURE, tmp_path / "results.md")
     assert (tmp_path / "results.md").read_text() == page
     assert "0123456789abcdef0123456789abcdef01234567" in page and "2026-01-02T03:04:05" in page
-    assert f"{startup.result['cold_ratio']:.2f}×" in page
+    assert f"{startup.result['first_run_ratio']:.2f}×" in page
     assert f"`{startup.command}`" in page
     assert "| basic (2) |" in page  # the trust table's row
     assert "words`: OSError: a fixture's failed run" in page
@@ -118,7 +118,7 @@ def test_the_page_follows_the_file_and_only_the_file(tmp_path: Path) -> None:
     changed = json.loads(FIXTURE.read_text())
     for entry in changed["entries"]:
         if entry["name"] == "startup":
-            entry["result"]["cold_ratio"] = 9.876
+            entry["result"]["first_run_ratio"] = 9.876
     edited = tmp_path / "changed.json"
     edited.write_text(json.dumps(changed))
     page = render(edited, second / "results.md")
@@ -131,6 +131,8 @@ def test_startup_measures_claw_against_its_floor() -> None:
 
     result = bench_startup(repeats=1)
     assert result.run_success and result.physics_steps > 1000
-    assert len(result.cold_seconds) == len(result.warm_seconds) == len(result.floor_seconds) == 1
-    assert result.cold_ratio > 1 and result.floor_median > 0
+    assert (
+        len(result.first_run_seconds) == len(result.cold_seconds) == len(result.floor_seconds) == 1
+    )
+    assert result.first_run_ratio > 1 and result.floor_median > 0
     assert result.modules > 100 and result.subprocesses == len(result.subprocess_programs)

@@ -96,6 +96,50 @@ def test_a_changed_builtin_gets_a_new_version(
     assert library.get("home", version=1).description != library.get("home").description
 
 
+def test_builtins_are_checked_once_per_version_and_set_of_classes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from claw.library import storage
+
+    make(tmp_path, builtins=True)
+    checks: list[str] = []
+    real = storage.changed
+
+    def counted(record: object, cls: type) -> bool:
+        checks.append(cls.__name__)
+        return real(record, cls)  # type: ignore[arg-type]  # the record as given
+
+    monkeypatch.setattr(storage, "changed", counted)
+    make(tmp_path, builtins=True)
+    assert checks == []  # a second open checks nothing: the fingerprint is unchanged
+    monkeypatch.setattr("claw.__version__", "99.0")
+    make(tmp_path, builtins=True)
+    assert "Home" in checks  # a new claw version checks every class again
+    checks.clear()
+    make(tmp_path, builtins=True)
+    assert checks == []  # checked once for the new version
+    library = make(tmp_path)
+    library.manifest_path.write_text(library.manifest_path.read_text() + "\n")
+    make(tmp_path, builtins=True)
+    assert checks  # a manifest changed since the check is checked again
+
+
+def test_a_fresh_library_asks_git_once(tmp_path: Path) -> None:
+    code = textwrap.dedent(
+        f"""
+        import subprocess, sys
+        started = []
+        sys.addaudithook(lambda e, a: started.append(a) if e == "subprocess.Popen" else None)
+        from claw.library.storage import SkillLibrary
+        SkillLibrary({str(tmp_path / "lib")!r})
+        print(len(started))
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout) <= 1  # git rev-parse, once (it was once per built-in record)
+
+
 def test_skill_class_comes_from_the_registry_never_from_the_manifest(tmp_path: Path) -> None:
     library = make(tmp_path, builtins=True)
     assert library.skill_class(library.get("home")) is Home

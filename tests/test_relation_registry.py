@@ -275,3 +275,21 @@ def test_a_relations_check_may_be_a_reference_loaded_on_first_use() -> None:
         unregister_relation("far_off")
     with pytest.raises(PredicateError, match="not a 'module:attr' reference"):
         Relation("nowhere", "not a reference")
+
+
+def test_the_derived_tables_are_built_once_per_registry_state(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from claw.envs import predicates
+
+    built: list[int] = []
+    real = predicates.relations
+    monkeypatch.setattr(predicates, "relations", lambda: built.append(1) or real())
+    register_relation(FAR_FROM)  # a new state of the registry: the tables are built anew
+    try:
+        for _ in range(100):
+            assert PREDICATES["far_from"] == (2, 2) and ALIASES["away_from"] == "far_from"
+        assert len(built) == 2  # once each for PREDICATES and ALIASES, not at each look-up
+    finally:
+        unregister_relation("far_from")
+    assert "far_from" not in PREDICATES
