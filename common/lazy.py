@@ -34,9 +34,7 @@ def _surface(path: str) -> dict[str, tuple[str, str]]:
     return names
 
 
-def lazy_surface(
-    package: str, path: str
-) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+def lazy_surface(package: str, path: str) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """The ``__getattr__`` and ``__dir__`` of ``package``, whose source is at ``path``."""
     table: dict[str, tuple[str, str]] = {}
 
