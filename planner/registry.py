@@ -26,7 +26,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
@@ -35,8 +35,9 @@ from claw.common.plugins import PLANNERS, Offer, entry_points, is_reference, loa
 from claw.envs.tabletop import TabletopEnv
 from claw.planner.base import Planner
 from claw.planner.exceptions import InvalidPlannerError
-from claw.planner.llm.completion import ModelSettings
-from claw.planner.llm.fallback import FallbackPlanner
+
+if TYPE_CHECKING:  # a model's settings and the fallback are imported where a planner uses them
+    from claw.planner.llm.completion import ModelSettings
 
 MODEL_ENV = "CLAW_MODEL"
 """The model of the planner used when none is named: ``offline+$CLAW_MODEL`` (the offline reader
@@ -73,7 +74,7 @@ class PlannerContext:
     """What a factory builds its planner from."""
 
     spec: PlannerSpec
-    settings: ModelSettings = field(default_factory=ModelSettings)
+    settings: ModelSettings = field(default_factory=lambda: _model_settings())
     """How a model is asked (endpoint, deadline, temperature, answer length, structure, mode)."""
     env: TabletopEnv | None = None
     """The env the run plans on, reset to its scene (``None`` before one exists)."""
@@ -310,7 +311,7 @@ def make_planner(
     Raises:
         InvalidPlannerError: a bad name or ``--fallback``, or a planner unusable here.
     """
-    settings = settings or ModelSettings()
+    settings = settings or _model_settings()
     if not isinstance(spec, PlannerSpec):
         spec = parse_planner(spec)
     if fallback is not None and fallback != "offline":
@@ -325,5 +326,14 @@ def make_planner(
             "returned None)"
         )
     if fallback is not None:
+        from claw.planner.llm.fallback import FallbackPlanner
+
         planner = FallbackPlanner(planner, make_planner(fallback, env=env, settings=settings))
     return planner
+
+
+def _model_settings() -> ModelSettings:
+    """How a model is asked where nothing says otherwise."""
+    from claw.planner.llm.completion import ModelSettings
+
+    return ModelSettings()

@@ -11,6 +11,7 @@ import os
 import resource
 import subprocess
 import sys
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 
@@ -199,6 +200,41 @@ def test_cold_start_is_fast_and_light() -> None:
     }
     assert not imported & set(HEAVY), imported & set(HEAVY)
     assert elapsed < COLD_START_LIMIT, f"{elapsed:.2f} CPU s"
+
+
+NOT_RUN = (
+    "claw.eval",  # the mock: and replay: families are entry points, read when named
+    "claw.learning",
+    "claw.planner.llm.planner",  # a model's planner, its prompts, schema and answer cache
+    "claw.planner.llm.hybrid",
+    "claw.planner.llm.prompting",
+    "claw.planner.llm.schema",
+    "claw.planner.llm.answer_cache",
+    "claw.planner.llm.local",
+    "claw.eval_commands",  # the other commands of the CLI
+    "claw.bench_commands",
+    "claw.train_commands",
+    "claw.skills_commands",
+    "OpenGL",  # a run that films nothing renders nothing
+)
+
+
+def test_an_offline_run_imports_only_what_it_runs() -> None:
+    code = textwrap.dedent(
+        f"""
+        import atexit, runpy, sys
+        seen = lambda: sorted(m for m in sys.modules if m.startswith({NOT_RUN!r}))
+        atexit.register(lambda: print(seen(), file=sys.stderr))  # the console script's exit
+        sys.argv = ["claw", {DEFAULT_COMMAND!r}, "--json"]
+        runpy.run_module("claw", run_name="__main__")
+        """
+    )
+    env = {k: v for k, v in os.environ.items() if k != "MUJOCO_GL"}
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stderr.strip().splitlines()[-1] == "[]"
 
 
 def test_in_process_run_imports_no_heavy_library() -> None:
