@@ -71,10 +71,8 @@ class Handover(Skill[HandoverParams]):
         "hand it over",
     )
 
-    @staticmethod
-    def meeting_point(arms: tuple[str, ...]) -> np.ndarray:
-        """Where on the table (xy) the ``arms`` meet for a handover."""
-        return meeting_xy(arms)
+    meeting_point = staticmethod(meeting_xy)
+    """Where on the table (xy) the arms meet for a handover (:func:`meeting_xy`)."""
 
     def preconditions(self, env: TabletopEnv, params: HandoverParams) -> list[str]:
         problems = super().preconditions(env, params)

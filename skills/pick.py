@@ -184,10 +184,8 @@ class Pick(Skill[PickParams]):
         "collect the cube",
     )
 
-    @staticmethod
-    def length_of(obj: ObjectState) -> float:
-        """The object's longest side seen from above (m), as :attr:`max_length` measures it."""
-        return object_length(obj)
+    length_of = staticmethod(object_length)
+    """An object's longest side seen from above (m), as :attr:`max_length` measures it."""
 
     def preconditions(self, env: TabletopEnv, params: PickParams) -> list[str]:
         problems = super().preconditions(env, params)

@@ -203,17 +203,9 @@ class Push(Skill[PushParams]):
         "bump the block a little further",
     )
 
-    @staticmethod
-    def problem(
-        world: WorldState,
-        obj: ObjectState,
-        direction: str,
-        distance: float,
-        base: tuple[float, float] = (0.0, 0.0),
-    ) -> str | None:
-        """Why ``obj`` cannot be pushed ``distance`` along ``direction`` by the arm standing at
-        ``base`` (its goal out of reach, something in the way), or ``None``."""
-        return push_problem(world, obj, direction, distance, base)
+    problem = staticmethod(push_problem)
+    """Why an object cannot be pushed a distance along a direction from where it is
+    (:func:`claw.skills.push.push_problem`), or ``None``."""
 
     def preconditions(self, env: TabletopEnv, params: PushParams) -> list[str]:
         problems = super().preconditions(env, params)
