@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_server import Script, fake_server
 
 import claw.eval  # noqa: F401  (registers replay:FILE and mock:*)
 from claw.envs import TabletopEnv
@@ -25,6 +24,7 @@ from claw.planner.llm.hybrid import HybridPlanner
 from claw.planner.llm.planner import LLMPlanner
 from claw.planner.offline import OfflinePlanner
 from claw.runtime import make_planner, run_instruction
+from tests.fake_server import Script, fake_server
 
 INSTRUCTION = "put the red block next to the blue box"
 GOOD = json.dumps(

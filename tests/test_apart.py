@@ -7,12 +7,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from reading import goal_of
 
 from claw.envs import TabletopEnv
 from claw.planner import OfflinePlanner
 from claw.planner.exceptions import AmbiguousError
 from claw.runtime import run_instruction
+from tests.reading import goal_of
 
 MakeEnv = Callable[..., TabletopEnv]
 

@@ -6,13 +6,13 @@ is. Their look-alikes that do ask are still read."""
 from __future__ import annotations
 
 import pytest
-from reading import goal_of
 
 from claw.envs import TabletopEnv
 from claw.planner.exceptions import UnparseableError
 from claw.planner.language.asking import not_asked, verb_slots
 from claw.planner.language.draft import casual_words
 from claw.planner.language.grammar import normalise
+from tests.reading import goal_of
 
 # The default scene: red, green, blue and yellow blocks; a blue box and a red box.
 REFUSED = {

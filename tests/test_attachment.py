@@ -8,7 +8,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from reading import goal_of, scene_env
 
 from claw.common.exceptions import ClawError
 from claw.envs import TabletopEnv
@@ -19,6 +18,7 @@ from claw.planner.language.chatter import table_adjuncts
 from claw.planner.language.draft import casual_words
 from claw.planner.language.shallow import placements
 from claw.skills.executor import execute_calls
+from tests.reading import goal_of, scene_env
 
 ROW = {
     "name": "row",

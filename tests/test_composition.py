@@ -7,13 +7,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from reading import goal_of
 
 from claw.envs import TabletopEnv
 from claw.planner import OfflinePlanner
 from claw.planner.exceptions import UnparseableError
 from claw.planner.language.parsing import part_spans
 from claw.planner.language.robust import read_instruction
+from tests.reading import goal_of
 
 SCENE_WORDS = {"red", "green", "blue", "yellow", "block", "box"}
 

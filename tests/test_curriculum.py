@@ -9,11 +9,11 @@ from typing import ClassVar
 import gymnasium as gym
 import numpy as np
 import pytest
-from test_learning import TINY
 
 import claw.envs
 from claw.learning.config import TrainConfig, load_config
 from claw.learning.exceptions import InvalidConfigError
+from tests.test_learning import TINY
 
 # Success within a metre: every evaluation succeeds, so training is promoted at the first one;
 # within a micrometre, none does.

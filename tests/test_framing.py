@@ -7,13 +7,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 import pytest
-from reading import goal_of, scene_env
 
 from claw.envs import TabletopEnv
 from claw.envs.exceptions import UnknownObjectError
 from claw.planner import OfflinePlanner
 from claw.planner.exceptions import AmbiguousError, UnparseableError
 from claw.planner.language.indirect import holder, topic
+from tests.reading import goal_of, scene_env
 
 TWO_BOXES = {
     "name": "two_boxes",

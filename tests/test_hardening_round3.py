@@ -16,7 +16,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
-from test_failure_modes import one_error_line
 
 from claw.envs import TabletopEnv, predicates
 from claw.envs.exceptions import InvalidSceneError, PredicateError
@@ -28,6 +27,7 @@ from claw.planner.offline import OfflinePlanner
 from claw.skills.exceptions import InvalidParamsError
 from claw.skills.executor import bind, execute_calls
 from claw.skills.plans import SkillCall
+from tests.test_failure_modes import one_error_line
 
 Claw = Callable[..., subprocess.CompletedProcess[str]]
 DEEP = "not(" * 5000 + "in(red_block, blue_box)" + ")" * 5000

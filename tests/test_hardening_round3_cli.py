@@ -14,11 +14,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from test_failure_modes import one_error_line
 
 from claw.envs import TabletopEnv
 from claw.envs.predicates import evaluate_goal
 from claw.skills.base import SkillResult
+from tests.test_failure_modes import one_error_line
 
 Claw = Callable[..., subprocess.CompletedProcess[str]]
 PASSWORD = "s3cr3t-claw-test-pw"

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_server import Script, completion, fake_server
 
 import claw.eval  # noqa: F401  (registers replay:FILE and mock:*)
 from claw.envs import TabletopEnv
@@ -27,6 +26,7 @@ from claw.planner.llm.hybrid import HybridPlanner
 from claw.planner.llm.planner import LLMPlanner
 from claw.planner.offline import OfflinePlanner
 from claw.runtime import make_planner, parse_planner, register_planner, run_instruction
+from tests.fake_server import Script, completion, fake_server
 
 INSTRUCTION = "put the red block in the blue box"
 GOAL = {"goal": ["in(red_block, blue_box)"], "steps": [], "error": None}

@@ -8,13 +8,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from reading import goal_of
 
 from claw.envs import TabletopEnv
 from claw.envs.exceptions import UnknownObjectError
 from claw.planner import OfflinePlanner
 from claw.planner.exceptions import UnparseableError, UnsupportedError
 from claw.planner.language.inflection import gerund, participle, verb_forms
+from tests.reading import goal_of
 
 
 @pytest.mark.parametrize(

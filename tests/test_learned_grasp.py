@@ -6,13 +6,13 @@ import json
 
 import numpy as np
 import pytest
-from witness import PhysicsWitness
 
 from claw.envs import TabletopEnv, evaluate
 from claw.skills import execute_calls, get_skill
 from claw.skills.learned import LEARNED_SKILLS, ShippedPolicies
 from claw.skills.learned_grasp import LearnedPick, LearnedPlace
 from claw.skills.policy import PolicyNetwork
+from tests.witness import PhysicsWitness
 
 
 def test_one_policy_serves_pick_and_place() -> None:

@@ -8,11 +8,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from reading import goal_of
 
 from claw.envs import TabletopEnv
 from claw.planner import OfflinePlanner
 from claw.planner.exceptions import AmbiguousError, UnparseableError
+from tests.reading import goal_of
 
 BOX_AND_TOWER = {
     "name": "box_and_tower",

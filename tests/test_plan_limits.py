@@ -6,7 +6,6 @@ import inspect
 import json
 
 import pytest
-from test_llm_planner import GOOD, INSTRUCTION  # the plan the LLM tests answer with
 
 from claw.envs import TabletopEnv
 from claw.planner.exceptions import InvalidPlanError, PlanTooLongError
@@ -15,6 +14,7 @@ from claw.planner.offline import OfflinePlanner
 from claw.planner.plan import MAX_PLAN_STEPS, check_plan_length
 from claw.runtime import BasePlanner, run_instruction
 from claw.skills.plans import Failure, Plan, SkillCall
+from tests.test_llm_planner import GOOD, INSTRUCTION  # the plan the LLM tests answer with
 
 HUGE = json.dumps({"goal": [], "steps": [{"skill": "home", "args": {}}] * 20_000, "error": None})
 

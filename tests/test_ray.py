@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 import yaml
-from test_learning import TINY_TUNE
 
 from claw.cli import expand_args, main
 from claw.eval import load_suite, run_suite
@@ -22,6 +21,7 @@ from claw.eval.exceptions import RayUnavailableError
 from claw.eval.ray_runner import CaseOutcome, check_address, chunks, connect, run_cases
 from claw.eval.runner import SuiteResult
 from claw.eval.suite import Suite
+from tests.test_learning import TINY_TUNE
 
 ray = pytest.importorskip("ray")
 

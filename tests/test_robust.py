@@ -7,7 +7,6 @@ import json
 from collections.abc import Callable
 
 import pytest
-from reading import goal_of
 from typer.testing import CliRunner
 
 from claw.cli import app
@@ -16,6 +15,7 @@ from claw.planner import OfflinePlanner
 from claw.planner.exceptions import UnparseableError
 from claw.planner.language.robust import read_instruction, typo_distance
 from claw.runtime import run_instruction
+from tests.reading import goal_of
 
 MakeEnv = Callable[..., TabletopEnv]
 

@@ -13,7 +13,6 @@ from typing import Any
 import mujoco
 import numpy as np
 import pytest
-from witness import PhysicsWitness
 
 from claw.envs import TabletopEnv, evaluate
 from claw.envs.relations import relation_names
@@ -33,6 +32,7 @@ from claw.skills.exceptions import NoPlacement, UnknownSkillError
 from claw.skills.learned import LearnedMoveTo
 from claw.skills.placement import find_placement
 from claw.skills.push import push_outcome
+from tests.witness import PhysicsWitness
 
 MakeEnv = Callable[..., TabletopEnv]
 

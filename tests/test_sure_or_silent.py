@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from reading import goal_of
 
 from claw.common.exceptions import ClawError
 from claw.envs import TabletopEnv
@@ -22,6 +21,7 @@ from claw.planner.language.forms import Reference, Request
 from claw.planner.llm.hybrid import HybridPlanner
 from claw.runtime import BasePlanner
 from claw.skills.plans import Failure, Plan
+from tests.reading import goal_of
 
 # The default scene: red, green, blue and yellow blocks; a blue box and a red box.
 PARTLY_READ = {
