@@ -14,7 +14,10 @@ from claw.planner.offline import OfflinePlanner
 from claw.planner.plan import MAX_PLAN_STEPS, check_plan_length
 from claw.runtime import BasePlanner, run_instruction
 from claw.skills.plans import Failure, Plan, SkillCall
-from tests.test_llm_planner import GOOD, INSTRUCTION  # the plan the LLM tests answer with
+from tests.planner.llm.test_llm_planner import (  # the plan the LLM tests answer with
+    GOOD,
+    INSTRUCTION,
+)
 
 HUGE = json.dumps({"goal": [], "steps": [{"skill": "home", "args": {}}] * 20_000, "error": None})
 
