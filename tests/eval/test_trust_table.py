@@ -6,7 +6,7 @@ import json
 import runpy
 from pathlib import Path
 
-SUITE = Path(__file__).parents[1] / "eval" / "suites" / "two_arms.yaml"
+SUITE = Path(__file__).parents[2] / "eval" / "suites" / "two_arms.yaml"
 
 
 def _result(path: Path, successes: int) -> Path:
@@ -20,7 +20,7 @@ def _result(path: Path, successes: int) -> Path:
 
 
 def test_a_row_counts_what_the_results_say(tmp_path: Path) -> None:
-    row = runpy.run_path(str(Path(__file__).parents[1] / "scripts" / "trust_table.py"))["row"]
+    row = runpy.run_path(str(Path(__file__).parents[2] / "scripts" / "trust_table.py"))["row"]
     offline, hybrid = _result(tmp_path / "o.json", 7), _result(tmp_path / "h.json", 10)
     assert row(str(SUITE), str(offline), str(hybrid)) == (
         "| two_arms (10) | 8 | 1 | 1 | 0 / 0 | 7 (70.0 %) | 100.0 % |"
