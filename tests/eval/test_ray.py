@@ -21,7 +21,7 @@ from claw.eval.exceptions import RayUnavailableError
 from claw.eval.ray_runner import CaseOutcome, check_address, chunks, connect, run_cases
 from claw.eval.runner import SuiteResult
 from claw.eval.suite import Suite
-from tests.test_learning import TINY_TUNE
+from tests.learning.test_learning import TINY_TUNE
 
 ray = pytest.importorskip("ray")
 

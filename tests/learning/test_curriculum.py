@@ -13,7 +13,7 @@ import pytest
 import claw.envs
 from claw.learning.config import TrainConfig, load_config
 from claw.learning.exceptions import InvalidConfigError
-from tests.test_learning import TINY
+from tests.learning.test_learning import TINY
 
 # Success within a metre: every evaluation succeeds, so training is promoted at the first one;
 # within a micrometre, none does.
