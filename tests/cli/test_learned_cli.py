@@ -13,7 +13,7 @@ from claw.library.storage import SkillLibrary
 from claw.skills.bench import SkillBench
 from claw.skills.executor import execute_calls
 from claw.skills.learned import POLICIES_DIR
-from tests.test_run_cli import claw
+from tests.cli.test_run_cli import claw
 
 TINY_TRAIN = (
     "--steps", "120", "--n-envs", "1", "--no-progress",
