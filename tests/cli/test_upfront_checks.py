@@ -18,7 +18,7 @@ import pytest
 from claw.envs import TabletopEnv
 from claw.envs.predicates import evaluate_goal
 from claw.skills.base import SkillResult
-from tests.test_failure_modes import one_error_line
+from tests.cli.test_failure_modes import one_error_line
 
 Claw = Callable[..., subprocess.CompletedProcess[str]]
 PASSWORD = "s3cr3t-claw-test-pw"

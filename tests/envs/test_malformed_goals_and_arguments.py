@@ -27,7 +27,7 @@ from claw.planner.offline import OfflinePlanner
 from claw.skills.exceptions import InvalidParamsError
 from claw.skills.executor import bind, execute_calls
 from claw.skills.plans import SkillCall
-from tests.test_failure_modes import one_error_line
+from tests.cli.test_failure_modes import one_error_line
 
 Claw = Callable[..., subprocess.CompletedProcess[str]]
 DEEP = "not(" * 5000 + "in(red_block, blue_box)" + ")" * 5000

@@ -18,7 +18,7 @@ from claw.envs.exceptions import InvalidSceneError
 from claw.envs.scene import SceneSpec
 from claw.planner.exceptions import UnparseableError
 from claw.planner.language import grammar
-from tests.test_failure_modes import claw, one_error_line, write_suite
+from tests.cli.test_failure_modes import claw, one_error_line, write_suite
 
 CLAUSE = "put the red block on the blue block, then "
 HUNDRED_CLAUSES = CLAUSE * 100 + "pick up the red block"  # 4,221 characters
