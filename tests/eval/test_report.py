@@ -222,7 +222,7 @@ def test_the_command_writes_a_report_and_compares(
     assert (out / "report.md").is_file() and (out / "failures" / "impossible.gif").is_file()
     assert "data:image/gif;base64," in (out / "report.html").read_text()
     assert json.loads(a.read_text())["per_tag"]["contradiction"]["success_rate"] == 0.0
-    b.write_text(fixed.model_dump_json())  # as --json writes it (claw eval: tests/test_eval.py)
+    b.write_text(fixed.model_dump_json())  # as --json writes it (claw eval: tests/eval/test_eval.py)
 
     diff = claw("eval", "compare", a, b, "--json", tmp_path / "cmp.json")
     assert diff.returncode == 0, diff.stdout + diff.stderr

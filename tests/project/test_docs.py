@@ -65,6 +65,7 @@ NOT_HERE: dict[str, str] = {
     "scripts/run_eval.py": "NVlabs/progprompt-vh (HELDOUT5.md's sources)",
     "eval/suites/REFUSALS4.md": "now docs/design/open-language/REFUSALS4.md (a record of its day)",
     "eval/suites/*.md": "the write-ups, now in docs/design/ (a record of its day)",
+    "tests/test_planner*.py": "the planner's tests, now under tests/planner/ (a record of its day)",
 }
 
 FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([\w+-]*)[^\n]*\n(.*?)^\1\2\s*$", re.M | re.S)
