@@ -10,6 +10,8 @@ from pathlib import Path
 import imageio.v3 as iio
 import pytest
 
+pytestmark = pytest.mark.slow
+
 
 def claw(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(

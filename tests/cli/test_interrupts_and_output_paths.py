@@ -105,6 +105,7 @@ def library_opened(home: Path) -> Callable[[], bool]:
     return (home / "library" / "manifest.json").exists
 
 
+@pytest.mark.slow
 def test_ctrl_c_during_a_run_under_json_prints_the_result_so_far(tmp_path: Path) -> None:
     home = tmp_path / "home"
     run = Interrupted([LONG_RUN, "--json"], home, library_opened(home)).run()
@@ -119,6 +120,7 @@ def test_ctrl_c_during_a_run_under_json_prints_the_result_so_far(tmp_path: Path)
     assert run.stderr == "", run.stderr  # under --json the error is reported once, on stdout
 
 
+@pytest.mark.slow
 def test_ctrl_c_during_a_run_says_interrupted_on_one_line(tmp_path: Path) -> None:
     home = tmp_path / "home"
     run = Interrupted([LONG_RUN], home, lambda: True)
@@ -128,6 +130,7 @@ def test_ctrl_c_during_a_run_says_interrupted_on_one_line(tmp_path: Path) -> Non
     assert run.stderr == "error: interrupted: stopped by the user\n"
 
 
+@pytest.mark.slow
 def test_ctrl_c_during_skills_run_under_json_prints_one_error_object(tmp_path: Path) -> None:
     home = tmp_path / "home"
     args = ["skills", "run", "pick", "--arg", "object=red_block", "--json"]
@@ -139,6 +142,7 @@ def test_ctrl_c_during_skills_run_under_json_prints_one_error_object(tmp_path: P
     assert run.stderr == ""
 
 
+@pytest.mark.slow
 def test_ctrl_c_while_eval_writes_its_report_says_so_and_keeps_the_results(
     tmp_path: Path,
 ) -> None:
@@ -170,6 +174,7 @@ def suite_file(tmp_path: Path) -> Path:
     return write_yaml(tmp_path / "suite.yaml", {"name": "quick", "cases": [QUICK_FAIL]})
 
 
+@pytest.mark.slow
 def test_eval_json_onto_its_suite_is_refused(tmp_path: Path, suite_file: Path) -> None:
     before = suite_file.read_bytes()
     line = refused(claw("eval", suite_file, "--json", suite_file, home=tmp_path / "h"))
@@ -180,6 +185,7 @@ def test_eval_json_onto_its_suite_is_refused(tmp_path: Path, suite_file: Path) -
     assert suite_file.read_bytes() == before
 
 
+@pytest.mark.slow
 def test_eval_json_and_record_on_one_file_is_refused(tmp_path: Path, suite_file: Path) -> None:
     out = tmp_path / "out.json"
     result = claw("eval", suite_file, "--json", out, "--record", f"./{out.name}",
@@ -188,6 +194,7 @@ def test_eval_json_and_record_on_one_file_is_refused(tmp_path: Path, suite_file:
     assert not out.exists()
 
 
+@pytest.mark.slow
 def test_eval_record_onto_its_replay_cassette_is_refused(tmp_path: Path, suite_file: Path) -> None:
     cassette = tmp_path / "cassette.json"
     cassette.write_text(json.dumps({"model": "m", "answers": {}}))
@@ -198,6 +205,7 @@ def test_eval_record_onto_its_replay_cassette_is_refused(tmp_path: Path, suite_f
     assert cassette.read_bytes() == before
 
 
+@pytest.mark.slow
 def test_eval_report_over_its_suite_is_refused(tmp_path: Path) -> None:
     folder = tmp_path / "runs"
     folder.mkdir()
@@ -209,6 +217,7 @@ def test_eval_report_over_its_suite_is_refused(tmp_path: Path) -> None:
     assert suite.read_bytes() == before
 
 
+@pytest.mark.slow
 def test_eval_compare_json_onto_a_result_compared_is_refused(tmp_path: Path) -> None:
     suite = Suite.model_validate({"name": "s", "cases": [QUICK_FAIL]})
     empty = suite_result(suite, "offline", None, [], 0.0).model_dump_json()  # no case run yet
@@ -225,6 +234,7 @@ def test_eval_compare_json_onto_a_result_compared_is_refused(tmp_path: Path) -> 
     assert a.read_text() == empty
 
 
+@pytest.mark.slow
 def test_sweep_out_over_its_sweep_file_is_refused(tmp_path: Path, suite_file: Path) -> None:
     out = tmp_path / "sweep"
     out.mkdir()
@@ -236,6 +246,7 @@ def test_sweep_out_over_its_sweep_file_is_refused(tmp_path: Path, suite_file: Pa
     assert sweep.read_bytes() == before
 
 
+@pytest.mark.slow
 def test_scene_image_onto_its_scene_is_refused(tmp_path: Path) -> None:
     scene = tmp_path / "scene.png"  # a scene file is read whatever its name
     scene.write_text(yaml.safe_dump({"name": "s", "objects": [{"type": "block", "color": "red"}]}))
@@ -245,6 +256,7 @@ def test_scene_image_onto_its_scene_is_refused(tmp_path: Path) -> None:
     assert scene.read_bytes() == before
 
 
+@pytest.mark.slow
 def test_run_video_onto_its_scene_is_refused(tmp_path: Path) -> None:
     scene = tmp_path / "scene.mp4"
     scene.write_text(yaml.safe_dump({"name": "s", "objects": [{"type": "block", "color": "red"}]}))
@@ -274,6 +286,7 @@ def test_same_file_is_by_identity_where_both_exist(tmp_path: Path) -> None:
 # -- item 17: an empty CLAW_HOME is the default ---------------------------------------------------
 
 
+@pytest.mark.slow
 def test_an_empty_claw_home_means_the_default(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -292,6 +305,7 @@ def test_an_empty_claw_home_means_the_default(
     assert (tmp_path / "user" / ".claw" / "library" / "manifest.json").is_file()
 
 
+@pytest.mark.slow
 def test_a_tune_storage_that_cannot_be_opened_is_one_line(tmp_path: Path) -> None:
     """A --storage URL Optuna cannot open is bad input, named, before any trial."""
     result = subprocess.run(

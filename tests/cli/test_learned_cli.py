@@ -23,6 +23,7 @@ TINY_TRAIN = (
 PUSH_LEFT = "push the red block 10 cm to the left"
 
 
+@pytest.mark.slow
 def test_claw_train_register_json(tmp_path: Path) -> None:
     result = claw(
         "train", "reach", *TINY_TRAIN, "--out", str(tmp_path / "run"), "--json",
@@ -38,6 +39,7 @@ def test_claw_train_register_json(tmp_path: Path) -> None:
     assert json.loads((run / "meta.json").read_text())["command"].startswith("claw train reach")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -54,6 +56,7 @@ def test_bad_training_input_is_one_line_and_exit_2(args: tuple[str, ...], messag
     assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_out_refuses_to_overwrite_a_run(tmp_path: Path) -> None:
     (tmp_path / "config.yaml").write_text("skill: reach\n")
     result = claw("train", "reach", "--out", str(tmp_path))
@@ -70,6 +73,7 @@ def test_shipped_policies_are_small_and_measured(task: str) -> None:
     assert evaluation["success_rate"] >= (0.95 if task == "reach" else 0.80)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("task", ["reach", "push"])
 def test_bench_policy_reproduces_a_shipped_figure(task: str) -> None:
     """Re-measure the first few of the shipped policy's 200 evaluation episodes."""
@@ -81,6 +85,7 @@ def test_bench_policy_reproduces_a_shipped_figure(task: str) -> None:
     assert ("controller_only" in figures) == (task == "push")
 
 
+@pytest.mark.slow
 def test_push_with_the_learned_claw_from_the_command_line() -> None:
     result = claw(PUSH_LEFT, "--prefer", "learned", "--seed", "4", "--json")
     assert result.returncode == 0, result.stderr
@@ -88,6 +93,7 @@ def test_push_with_the_learned_claw_from_the_command_line() -> None:
     assert run["success"] and [s["skill"] for s in run["steps"]] == ["push"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("prefer", "learned"), [("learned", True), (None, False)])
 def test_prefer_chooses_the_implementation_that_runs(prefer: str | None, learned: bool) -> None:
     env = TabletopEnv("default")
@@ -101,6 +107,7 @@ def test_prefer_chooses_the_implementation_that_runs(prefer: str | None, learned
     assert step.success == (abs(moved[1] - 0.1) ** 2 + moved[0] ** 2 <= 0.02**2)
 
 
+@pytest.mark.slow
 def test_prefer_must_be_learned_or_controller() -> None:
     result = claw(PUSH_LEFT, "--prefer", "neural")
     assert result.returncode == 2

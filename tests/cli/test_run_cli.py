@@ -38,6 +38,7 @@ def claw(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str
     )
 
 
+@pytest.mark.slow
 def test_default_command_json_has_the_design_keys() -> None:
     result = claw(DEFAULT_COMMAND, "--json")
     assert result.returncode == 0, result.stderr
@@ -54,6 +55,7 @@ def test_default_command_json_has_the_design_keys() -> None:
     assert out["reader"] == "offline" and out["structured"] is None and out["cached"] is None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [7, 19])
 def test_default_command_on_other_seeds(
     seed: int, claw_in_process: Callable[..., subprocess.CompletedProcess[str]]
@@ -64,12 +66,14 @@ def test_default_command_on_other_seeds(
     assert json.loads(result.stdout)["success"] is True
 
 
+@pytest.mark.slow
 def test_human_output_succeeds_quietly_on_stderr() -> None:
     result = claw(DEFAULT_COMMAND)
     assert result.returncode == 0
     assert "success" in result.stdout and result.stderr == ""
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("args", "kind"),
     [
@@ -101,6 +105,7 @@ def test_bad_input_exits_2_with_one_line(
     assert offered == [line.removeprefix("try: ") for line in helped]
 
 
+@pytest.mark.slow
 def test_invalid_scene_file_exits_2(tmp_path: Path) -> None:
     scene = tmp_path / "overlap.yaml"
     scene.write_text(
@@ -132,6 +137,7 @@ def test_unavailable_planner_exits_3(
     assert out["error"]["kind"] == "planner_unavailable" and out["steps"] == []
 
 
+@pytest.mark.slow
 def test_a_task_that_reads_but_fails_exits_1(
     tmp_path: Path, claw_in_process: Callable[..., subprocess.CompletedProcess[str]]
 ) -> None:
@@ -162,6 +168,7 @@ def test_a_task_that_reads_but_fails_exits_1(
     assert "why:" not in human.stdout  # the failed step's line said it (issue 37 finding 15)
 
 
+@pytest.mark.slow
 def test_video_gif_is_playable(
     tmp_path: Path, claw_in_process: Callable[..., subprocess.CompletedProcess[str]]
 ) -> None:
@@ -177,6 +184,7 @@ def test_video_gif_is_playable(
     assert float(np.abs(frames[-1].astype(int) - frames[0].astype(int)).mean()) > 0.1  # it moves
 
 
+@pytest.mark.slow
 def test_cold_start_is_fast_and_light() -> None:
     """A fresh interpreter runs the default command in time, importing no heavy library.
 
@@ -201,6 +209,7 @@ def test_cold_start_is_fast_and_light() -> None:
     assert elapsed < COLD_START_LIMIT, f"{elapsed:.2f} CPU s"
 
 
+@pytest.mark.slow
 def test_in_process_run_imports_no_heavy_library() -> None:
     """The typer app run in-process (as the console script does) leaves these out of sys.modules."""
     code = (

@@ -39,6 +39,7 @@ def claw(
 # -- 3, 20: MLflow ------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "uri",
     [f"http://alice:{PASSWORD}@127.0.0.1:1", "sqlite:////proc/x.db", "::bad::", None],
@@ -62,6 +63,7 @@ def test_a_tracking_store_that_cannot_be_used_is_one_line_before_anything(
     assert ("alice:***@" in line) if uri is not None and "alice" in uri else True
 
 
+@pytest.mark.slow
 def test_a_server_that_answers_but_is_no_mlflow_store_is_refused_up_front() -> None:
     # it was taken for a store: the cases ran, and the run ended tracking_unavailable after them
     import http.server
@@ -90,6 +92,7 @@ def test_a_server_that_answers_but_is_no_mlflow_store_is_refused_up_front() -> N
         server.shutdown()
 
 
+@pytest.mark.slow
 def test_mlflow_says_nothing_below_warning(tmp_path: Path, claw_in_process: Claw) -> None:
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
     result = claw_in_process(
@@ -153,6 +156,7 @@ def test_seeds_that_pass_the_range_are_refused_up_front(
 # -- 18: Minari's warnings ----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_damaged_dataset_is_a_note_not_minaris_warnings(tmp_path: Path) -> None:
     folder = tmp_path / "claw" / "reach" / "bad-v0" / "data"
     folder.mkdir(parents=True)

@@ -187,6 +187,7 @@ PAIR_SCENE: dict[str, Any] = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("scene", "seed"), [("default", 0), ("default", 2), ("default", 3), (PAIR_SCENE, 0)]
 )
@@ -208,6 +209,7 @@ def test_place_puts_the_red_block_between_the_blue_and_green_ones(
     assert env.check([GOAL]).success  # holds, at rest, the claw empty
 
 
+@pytest.mark.slow
 def test_a_between_goal_plans_and_reaches_on_physics(make_env: MakeEnv) -> None:
     env = make_env(scene=PAIR_SCENE)
     env.reset(seed=0)

@@ -69,6 +69,7 @@ def test_registered_with_time_limit() -> None:
         env.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("control", "obs_mode"),
     [
@@ -174,6 +175,7 @@ def test_observations_are_fresh_arrays(make_env: MakeEnv) -> None:
     assert np.array_equal(obs["objects"]["pose"], pose)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("obs_mode", "keys"), [("rgb", {"rgb"}), ("state+rgb", {"robot", "objects", "rgb"})]
 )
@@ -326,6 +328,7 @@ def test_check_evaluates_predicates_on_the_physics(make_env: MakeEnv) -> None:
 # --- determinism -------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("control", "options"),
     [("ee", None), ("joint", None), ("ee", {"randomize": True})],
@@ -435,6 +438,7 @@ def test_randomization_draws_are_reported_applied_and_seeded(make_env: MakeEnv) 
     assert other["randomization"]["objects"] != drawn["objects"]
 
 
+@pytest.mark.slow
 def test_randomization_off_again_restores_nominal_model(make_env: MakeEnv) -> None:
     env, fresh = make_env(), make_env()
     env.reset(seed=2, options={"randomize": {"mass_scale": [0.5, 2.0]}})
@@ -509,6 +513,7 @@ def test_joint_actions_map_to_joint_ranges(make_env: MakeEnv) -> None:
         np.testing.assert_allclose(env.data.ctrl[arm], expected, atol=1e-12)
 
 
+@pytest.mark.slow
 def test_joints_reach_commanded_targets(make_env: MakeEnv) -> None:
     env = make_env(control="joint")
     obs, _ = env.reset(seed=0)
@@ -525,6 +530,7 @@ def test_joints_reach_commanded_targets(make_env: MakeEnv) -> None:
     assert obs["robot"]["gripper_width"][0] == pytest.approx(PAD_CLEARANCE, abs=5e-4)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("control", ["ee", "joint"])
 def test_gripper_command(make_env: MakeEnv, control: str) -> None:
     env = make_env(control=control)
@@ -554,6 +560,7 @@ def test_gripper_command(make_env: MakeEnv, control: str) -> None:
 # --- rendering -----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("camera", ["operator", "front", "top", "side"])
 def test_render_returns_non_blank_image_headless(make_env: MakeEnv, camera: str) -> None:
     """`env.render()` returns a non-blank image headless."""
@@ -566,6 +573,7 @@ def test_render_returns_non_blank_image_headless(make_env: MakeEnv, camera: str)
     assert len(np.unique(image.reshape(-1, 3), axis=0)) > 50
 
 
+@pytest.mark.slow
 def test_cameras_see_different_views(make_env: MakeEnv) -> None:
     images = {}
     for camera in ("operator", "top"):
@@ -589,6 +597,7 @@ def test_render_without_render_mode_returns_none(make_env: MakeEnv) -> None:
 # --- bench ---------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_bench_env_smoke() -> None:
     result = bench_env(steps=50, repeats=1)
     assert result.env_steps == 50 and result.substeps_per_env_step == 25
@@ -619,6 +628,7 @@ def test_info_reports_the_ee_target(make_env: MakeEnv) -> None:
     assert "tcp_target" not in info
 
 
+@pytest.mark.slow
 def test_actuate_drives_the_arm_and_ee_control_steers_on_from_there(make_env: MakeEnv) -> None:
     env = make_env()
     env.reset(seed=0)

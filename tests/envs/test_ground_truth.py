@@ -340,6 +340,7 @@ def test_the_region_radius_judges_the_cases_at_goals(make_env: Callable[..., Tab
     np.testing.assert_array_equal(env.data.qpos, before)
 
 
+@pytest.mark.slow
 def test_claw_eval_judges_the_new_ground_truth_on_physics(tmp_path: Path) -> None:
     """A tiny suite through ``claw eval --planner mock:oracle``: the oracle's steps come from the
     step generator, the verdicts from the settled state."""

@@ -15,6 +15,7 @@ from claw.envs.multi_agent import SUCCESS_DISTANCE, TwoArmReach, mirror
 from claw.learning.multi_agent import AgentsVecEnv
 
 
+@pytest.mark.slow
 def test_parallel_api() -> None:
     parallel_api_test(TwoArmReach(max_steps=20), num_cycles=40)
 
@@ -82,6 +83,7 @@ def test_agents_as_a_vec_env_reset_after_the_episode() -> None:
     assert reward.shape == (2,) and obs.shape == (2, 15)
 
 
+@pytest.mark.slow
 def test_claw_train_runs_the_cooperative_example(
     tmp_path: Path, claw_in_process: Callable[..., subprocess.CompletedProcess[str]]
 ) -> None:

@@ -74,6 +74,7 @@ def default_env() -> Any:
     env.close()
 
 
+@pytest.mark.slow
 def test_default_scene_rests_for_100_seeds(default_env: TabletopEnv) -> None:
     """After reset nothing moves more than 1 mm over 0.5 s of simulated time (no
     interpenetration) for 100 seeds of the default scene."""
@@ -81,12 +82,14 @@ def test_default_scene_rests_for_100_seeds(default_env: TabletopEnv) -> None:
     assert not problems, "\n".join(problems)
 
 
+@pytest.mark.slow
 def test_dense_scene_rests(make_env: MakeEnv) -> None:
     env = make_env(scene="dense")
     problems = [p for seed in range(20) for p in _rest_violations(env, seed)]
     assert not problems, "\n".join(problems)
 
 
+@pytest.mark.slow
 def test_randomized_scene_rests(make_env: MakeEnv) -> None:
     """Randomised masses, frictions and arm pose change nothing about resting."""
     env = make_env()
@@ -184,6 +187,7 @@ def _tool_z_tilt(obs: dict[str, Any]) -> float:
     return float(np.arccos(np.clip(-rot[8], -1.0, 1.0)))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_friction_grasp_lift_carry_and_drop(make_env: MakeEnv, seed: int) -> None:
     env = make_env()
@@ -234,6 +238,7 @@ def test_friction_grasp_lift_carry_and_drop(make_env: MakeEnv, seed: int) -> Non
     assert final.position[2] < 0.1 and final.bottom > -MM
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("yaw", [0.0, 0.7])
 def test_claw_reaches_workspace_corners_pointing_down(make_env: MakeEnv, yaw: float) -> None:
     """The arm reaches every corner of the workspace at z = 0.03 and 0.25 m, within 5 mm, with

@@ -232,6 +232,7 @@ def test_a_taken_name_or_phrase_is_refused(far_from: Relation) -> None:
     assert relation_names() == (*BUILT_IN, "far_from")
 
 
+@pytest.mark.slow
 def test_the_grammar_reads_a_relation_declared_before_it_is_built() -> None:
     """A relation declared at import (as in claw.envs.relations) reaches the offline planner's
     grammar: one declaration, read in an instruction."""

@@ -306,6 +306,7 @@ BUILTIN_GOAL = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("scene", "goal"),
     [(TOWER, STACKED_GOAL), (FULL_BOX, BOX_GOAL), ("stacked", BUILTIN_GOAL)],
@@ -331,6 +332,7 @@ def test_reset_places_objects_as_sampled(make_env: Any) -> None:
         assert state.objects[p.name].position == pytest.approx([p.x, p.y, p.z], abs=1e-9)
 
 
+@pytest.mark.slow
 def test_tower_rests_with_randomised_physics(make_env: Any) -> None:
     env = make_env(scene=TOWER)
     for seed in range(5):

@@ -70,6 +70,7 @@ def _parallel_run() -> tuple[TabletopEnv, dict[str, list[bool]]]:
     return env, env.parallel(lanes)
 
 
+@pytest.mark.slow
 def test_parallel_lanes_do_both_tasks_in_less_simulated_time() -> None:
     env, results = _parallel_run()
     assert results == {"left": [True, True], "right": [True, True]}
@@ -88,6 +89,7 @@ def test_parallel_lanes_do_both_tasks_in_less_simulated_time() -> None:
     assert parallel < 0.75 * env.data.time
 
 
+@pytest.mark.slow
 def test_parallel_lanes_are_deterministic() -> None:
     """One simulation, advanced only while every lane waits: the same run twice, bit for bit."""
     first, _ = _parallel_run()
@@ -114,6 +116,7 @@ def test_lane_errors_reach_the_caller_after_every_lane_ends() -> None:
         env.parallel({"middle": waits})
 
 
+@pytest.mark.slow
 def test_a_call_names_its_arm() -> None:
     env = TabletopEnv("two_arms")
     env.reset(seed=0)

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from claw.eval.bench import PHASES, bench_planner, default_suites
 
 SUITE = """
@@ -52,6 +54,7 @@ def test_the_shipped_suites_are_the_default() -> None:
     assert not any(Path(p).stem.startswith("heldout") for p in default_suites())
 
 
+@pytest.mark.slow
 def test_cli_json_and_a_missing_suite(tmp_path: Path) -> None:
     run = [sys.executable, "-m", "claw", "bench", "planner", "--repeats", "1"]
     ok = subprocess.run(

@@ -78,6 +78,7 @@ def test_the_basic_suite_is_built_in() -> None:
     assert {c.expect_error for c in suite.cases} >= {"unknown_object", "unparseable", "unsupported"}
 
 
+@pytest.mark.slow
 def test_offline_and_oracle_judged_alike(offline_small: SuiteResult) -> None:
     suite = Suite.model_validate(SMALL)
     offline = offline_small
@@ -88,6 +89,7 @@ def test_offline_and_oracle_judged_alike(offline_small: SuiteResult) -> None:
     assert oracle.per_tag["error"]["success_rate"] == 1.0
 
 
+@pytest.mark.slow
 def test_a_wrong_expectation_fails_the_case() -> None:
     data = json.loads(json.dumps(SMALL))
     data["cases"][0]["goal"] = ["left_of(red_block, blue_box)", "next_to(red_block, blue_box)"]
@@ -99,6 +101,7 @@ def test_a_wrong_expectation_fails_the_case() -> None:
     assert result.overall["success_rate"] == 0.5
 
 
+@pytest.mark.slow
 def test_workers_give_the_same_results(offline_small: SuiteResult) -> None:
     suite = Suite.model_validate(SMALL)
     one, two = offline_small, run_suite(suite, "offline", workers=2)
@@ -107,6 +110,7 @@ def test_workers_give_the_same_results(offline_small: SuiteResult) -> None:
     assert [c.run["steps"] for c in one.cases] == [c.run["steps"] for c in two.cases]
 
 
+@pytest.mark.slow
 def test_the_command(tmp_path: Path) -> None:
     out = tmp_path / "report.json"
     result = subprocess.run(
@@ -123,6 +127,7 @@ def test_the_command(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "invalid_suite" in bad.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("spec", ["mock:noisy:0.5", "mock:faulty:0.5"])
 def test_noisy_and_faulty_mocks_are_seeded_and_recover(spec: str) -> None:
     suite = Suite.model_validate(SMALL)
@@ -176,6 +181,7 @@ def test_unknown_planner_specs_are_refused() -> None:
             run_suite(suite, spec)
 
 
+@pytest.mark.slow
 def test_a_recorded_cassette_replays_the_run_exactly(
     tmp_path: Path, claw_in_process: Callable[..., subprocess.CompletedProcess[str]]
 ) -> None:

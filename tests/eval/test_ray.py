@@ -35,6 +35,7 @@ def few_cases(n: int) -> Suite:
     return suite.model_copy(update={"cases": picked})
 
 
+@pytest.mark.slow
 def test_basic_on_ray_gives_the_results_of_two_local_workers(
     local_ray: str, comparable: Callable[[SuiteResult], list[dict[str, Any]]]
 ) -> None:
@@ -53,6 +54,7 @@ def test_basic_on_ray_gives_the_results_of_two_local_workers(
     assert "ran_on" not in json.loads(on_ray.model_dump_json())  # results do not say where
 
 
+@pytest.mark.slow
 def test_a_sweep_fans_out_on_ray_with_the_local_results(
     local_ray: str, tmp_path: Path, comparable: Callable[[SuiteResult], list[dict[str, Any]]]
 ) -> None:
@@ -70,6 +72,7 @@ def test_a_sweep_fans_out_on_ray_with_the_local_results(
     assert ray.is_initialized()  # a sweep leaves a Ray it did not start running
 
 
+@pytest.mark.slow
 def test_a_case_lost_with_its_worker_is_retried_once_then_reported(
     local_ray: str, tmp_path: Path
 ) -> None:
@@ -95,6 +98,7 @@ def test_a_case_lost_with_its_worker_is_retried_once_then_reported(
     assert lost[1].result_json == lost[2].result_json == "{}"
 
 
+@pytest.mark.slow
 def test_leaving_early_cancels_the_cases_not_finished(local_ray: str) -> None:
     suite = few_cases(4)
 
@@ -122,6 +126,7 @@ def test_leaving_early_cancels_the_cases_not_finished(local_ray: str) -> None:
     assert ray.available_resources().get("CPU", 0) == 2  # the sleeping cases were stopped
 
 
+@pytest.mark.slow
 def test_tune_on_ray_runs_trials_in_parallel_on_one_study(local_ray: str, tmp_path: Path) -> None:
     from claw.learning.tune import tune
 
@@ -134,6 +139,7 @@ def test_tune_on_ray_runs_trials_in_parallel_on_one_study(local_ray: str, tmp_pa
     assert [t["number"] for t in again.trials] == [0, 1, 2, 3]
 
 
+@pytest.mark.slow
 def test_claw_tune_ray_parallel_writes_the_best(local_ray: str, tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
@@ -151,6 +157,7 @@ def test_claw_tune_ray_parallel_writes_the_best(local_ray: str, tmp_path: Path) 
     assert ray.is_initialized()  # a Ray the command did not start stays up
 
 
+@pytest.mark.slow
 def test_two_nodes_run_the_cases_with_the_same_results(
     comparable: Callable[[SuiteResult], list[dict[str, Any]]],
 ) -> None:
@@ -217,6 +224,7 @@ def test_without_ray_installed_it_says_how_to_install(monkeypatch: pytest.Monkey
         connect("local")
 
 
+@pytest.mark.slow
 def test_nothing_imports_ray_unless_asked() -> None:
     code = (
         "import sys; from claw.cli import main\n"

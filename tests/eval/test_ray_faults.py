@@ -76,6 +76,7 @@ def connecting(pid: int) -> bool:
 # -- item 4: a cluster that does not answer, signals, malformed addresses -------------------------
 
 
+@pytest.mark.slow
 def test_nothing_listening_is_one_line_and_exit_2_at_the_deadline(tmp_path: Path) -> None:
     address = f"127.0.0.1:{free_port()}"
     proc = start_claw("eval", "basic", "--ray", address, env={"CLAW_RAY_TIMEOUT": "2"})
@@ -85,6 +86,7 @@ def test_nothing_listening_is_one_line_and_exit_2_at_the_deadline(tmp_path: Path
     assert err.startswith(f"error: ray_unreachable: Ray at '{address}' did not answer within 2 s")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="reads /proc")
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
 def test_a_signal_ends_the_wait_for_a_cluster(tmp_path: Path, sig: signal.Signals) -> None:
@@ -133,6 +135,7 @@ def test_a_bad_connection_deadline_is_bad_input(
         connect_timeout()
 
 
+@pytest.mark.slow
 def test_sigterm_during_a_run_cancels_it_and_writes_the_cases_done(
     local_ray: str, tmp_path: Path
 ) -> None:
@@ -151,6 +154,7 @@ def test_sigterm_during_a_run_cancels_it_and_writes_the_cases_done(
 # -- item 20: workers at the caller's priority -----------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_local_rays_workers_run_at_the_callers_niceness(local_ray: str) -> None:
     @ray.remote(num_cpus=1)
     def worker_niceness() -> int:
@@ -175,6 +179,7 @@ with joined(sys.argv[1]):
 """
 
 
+@pytest.mark.slow
 def test_case_tasks_run_at_their_callers_niceness_on_a_joined_cluster(local_ray: str) -> None:
     caller = min(19, os.getpriority(os.PRIO_PROCESS, 0) + 5)  # a raise: no privilege needed
     command = ["nice", "-n", "5", sys.executable, "-c", NICER_DRIVER, local_ray]
@@ -186,6 +191,7 @@ def test_case_tasks_run_at_their_callers_niceness_on_a_joined_cluster(local_ray:
 # -- item 1, on Ray: a case that raises is that case's result --------------------------------------
 
 
+@pytest.mark.slow
 def test_a_case_that_raises_in_a_task_is_that_cases_result(local_ray: str) -> None:
     suite = load_suite("basic")  # 16 cases on 2 CPUs: two cases a task
 

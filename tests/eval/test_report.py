@@ -83,11 +83,13 @@ def report(result: SuiteResult, suite: Suite, tmp_path_factory: pytest.TempPathF
     return write_report(result, tmp_path_factory.mktemp("report"), suite, date=DATE)
 
 
+@pytest.mark.slow
 def test_the_tiny_suite_fails_only_its_impossible_case(result: SuiteResult) -> None:
     assert [c.success for c in result.cases] == [True, False, True]
     assert result.cases[1].goal_recall == 0.5 and result.cases[1].sim_seconds > 0
 
 
+@pytest.mark.slow
 def test_report_files(report: Report, result: SuiteResult) -> None:
     folder = report.folder
     for name in ("report.md", "report.html", "results.json"):
@@ -110,6 +112,7 @@ def test_report_files(report: Report, result: SuiteResult) -> None:
     assert "**left**" not in md  # only failures are listed as failures
 
 
+@pytest.mark.slow
 def test_the_html_is_self_contained(report: Report) -> None:
     page = report.html.read_text()
     sources = re.findall(r'src="([^"]*)"', page)
@@ -126,6 +129,7 @@ def test_the_html_is_self_contained(report: Report) -> None:
     assert "<table>" in page and "<style>" in page
 
 
+@pytest.mark.slow
 def test_a_failed_case_gets_a_gif_that_decodes(report: Report, result: SuiteResult) -> None:
     assert [f.case.id for f in report.failures] == ["impossible"]
     failure = report.failures[0]
@@ -139,6 +143,7 @@ def test_a_failed_case_gets_a_gif_that_decodes(report: Report, result: SuiteResu
     assert sorted(p.name for p in (report.folder / "failures").iterdir()) == ["impossible.gif"]
 
 
+@pytest.mark.slow
 def test_without_the_suite_there_are_no_gifs(result: SuiteResult, tmp_path: Path) -> None:
     stale = tmp_path / "failures" / "old.gif"
     stale.parent.mkdir()
@@ -150,6 +155,7 @@ def test_without_the_suite_there_are_no_gifs(result: SuiteResult, tmp_path: Path
     assert "no recording" in written.markdown.read_text()
 
 
+@pytest.mark.slow
 def test_a_passing_run_says_so(tmp_path: Path) -> None:
     only = Suite.model_validate({**TINY, "cases": [TINY["cases"][0]]})
     written = write_report(run_suite(only, "offline"), tmp_path, only)
@@ -165,6 +171,7 @@ def test_file_names_of_odd_ids() -> None:
     assert _file_name("..", used) == "case"
 
 
+@pytest.mark.slow
 def test_compare(result: SuiteResult, fixed: SuiteResult) -> None:
     other = fixed
     comparison = compare(result, other, "a.json", "b.json")
@@ -183,6 +190,7 @@ def test_compare(result: SuiteResult, fixed: SuiteResult) -> None:
     assert back.overall["success_rate"].delta == pytest.approx(-0.3333)
 
 
+@pytest.mark.slow
 def test_compare_a_tag_only_one_side_has(result: SuiteResult) -> None:
     data = json.loads(result.model_dump_json())
     data["per_tag"]["new"] = data["per_tag"].pop("contradiction")
@@ -193,6 +201,7 @@ def test_compare_a_tag_only_one_side_has(result: SuiteResult) -> None:
     assert comparison.changed == []
 
 
+@pytest.mark.slow
 def test_reports_that_cannot_be_read(tmp_path: Path, result: SuiteResult) -> None:
     with pytest.raises(InvalidReportError, match="not found"):
         load_report(tmp_path / "missing.json")
@@ -208,6 +217,7 @@ def test_reports_that_cannot_be_read(tmp_path: Path, result: SuiteResult) -> Non
     assert compare_files(tmp_path / "a.json", tmp_path / "r").changed == []
 
 
+@pytest.mark.slow
 def test_the_command_writes_a_report_and_compares(
     tmp_path: Path,
     fixed: SuiteResult,
@@ -222,7 +232,9 @@ def test_the_command_writes_a_report_and_compares(
     assert (out / "report.md").is_file() and (out / "failures" / "impossible.gif").is_file()
     assert "data:image/gif;base64," in (out / "report.html").read_text()
     assert json.loads(a.read_text())["per_tag"]["contradiction"]["success_rate"] == 0.0
-    b.write_text(fixed.model_dump_json())  # as --json writes it (claw eval: tests/eval/test_eval.py)
+    b.write_text(
+        fixed.model_dump_json()
+    )  # as --json writes it (claw eval: tests/eval/test_eval.py)
 
     diff = claw("eval", "compare", a, b, "--json", tmp_path / "cmp.json")
     assert diff.returncode == 0, diff.stdout + diff.stderr
@@ -235,6 +247,7 @@ def test_the_command_writes_a_report_and_compares(
     assert "broken" in claw("eval", "compare", b, out).stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("args", "needle"),
     [

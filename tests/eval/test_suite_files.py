@@ -78,6 +78,7 @@ def write(path: Path, data: dict[str, Any] | str) -> Path:
 # -- item 3: every YAML claw reads is bounded -----------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_bomb_scene_file_is_refused_by_scene_show_and_by_a_run(tmp_path: Path) -> None:
     bomb = write(tmp_path / "bomb.yaml", BOMB)
     assert len(BOMB) < 500
@@ -86,6 +87,7 @@ def test_a_bomb_scene_file_is_refused_by_scene_show_and_by_a_run(tmp_path: Path)
     refused(claw(RUN, "--scene", bomb), "invalid_scene", bomb)
 
 
+@pytest.mark.slow
 def test_a_suite_with_an_inline_bomb_scene_is_refused(tmp_path: Path) -> None:
     text = (
         "name: bomb\ncases:\n  - id: a\n    instruction: put the red block in the blue box\n"
@@ -95,6 +97,7 @@ def test_a_suite_with_an_inline_bomb_scene_is_refused(tmp_path: Path) -> None:
     assert "200,000 values" in refused(claw("eval", suite), "invalid_suite", suite)
 
 
+@pytest.mark.slow
 def test_a_sweep_with_a_bomb_is_refused(tmp_path: Path) -> None:
     text = "suites: [basic]\nplanners: [offline]\nllm: " + inline_bomb("  ") + "\n"
     sweep = write(tmp_path / "bomb-sweep.yaml", text)
@@ -103,6 +106,7 @@ def test_a_sweep_with_a_bomb_is_refused(tmp_path: Path) -> None:
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.slow
 def test_a_bomb_in_training_configs_is_refused(tmp_path: Path) -> None:
     run = tmp_path / "run"
     config = write(run / "config.yaml", BOMB)
@@ -115,6 +119,7 @@ def test_a_bomb_in_training_configs_is_refused(tmp_path: Path) -> None:
     assert "200,000 values" in one_error_line(result, "invalid_config")
 
 
+@pytest.mark.slow
 def test_the_yaml_limits_and_what_stays_allowed(tmp_path: Path) -> None:
     from claw.envs.yamlfile import MAX_BYTES, YamlLimitError, load_yaml, read_yaml
 
@@ -154,6 +159,7 @@ def test_scene_messages_do_not_build_the_whole_repr() -> None:
 # -- item 6: sweep cells of suites sharing a name ------------------------------------------------
 
 
+@pytest.mark.slow
 def test_sweep_cells_of_suites_sharing_a_name_get_their_own_files(tmp_path: Path) -> None:
     one = write(tmp_path / "one" / "smoke.yaml", {"name": "smoke", "cases": [case("first")]})
     two = write(tmp_path / "two" / "smoke.yaml", {"name": "smoke", "cases": [case("second")]})
@@ -174,6 +180,7 @@ def test_sweep_cells_of_suites_sharing_a_name_get_their_own_files(tmp_path: Path
 # -- item 16: a bad scene in a suite is refused at load ------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_bad_inline_scene_is_refused_before_any_case_runs(tmp_path: Path) -> None:
     bad_case = case("bad-case", scene={"objects": [{"type": "sphere", "color": "red"}]})
     suite = write(tmp_path / "s.yaml", {"name": "s", "cases": [case("fine"), bad_case]})
@@ -211,6 +218,7 @@ def test_sweep_seeds_are_strict_integers(tmp_path: Path, seed: str) -> None:
         load_sweep(path)
 
 
+@pytest.mark.slow
 def test_sweep_cli_refuses_coerced_seeds_and_settings(tmp_path: Path) -> None:
     from claw.eval.exceptions import InvalidSuiteError
     from claw.eval.sweep import load_sweep
@@ -300,6 +308,7 @@ def test_a_bad_selection_is_refused(k: str | None, tags: tuple[str, ...], needle
         select(suite, k, tags)
 
 
+@pytest.mark.slow
 def test_eval_runs_part_of_a_suite_and_records_it(tmp_path: Path) -> None:
     suite = write(tmp_path / "s.yaml", {"name": "s", "cases": CASES})
     out = tmp_path / "r.json"
@@ -313,6 +322,7 @@ def test_eval_runs_part_of_a_suite_and_records_it(tmp_path: Path) -> None:
     }  # fmt: skip
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "args, needle",
     [

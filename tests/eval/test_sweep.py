@@ -38,6 +38,7 @@ def write_sweep(tmp_path: Path, **fields: object) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_a_sweep_runs_every_cell_and_writes_its_result(
     tmp_path: Path, small_suite: Path, comparable: Callable[[SuiteResult], list[dict[str, Any]]]
 ) -> None:
@@ -57,6 +58,7 @@ def test_a_sweep_runs_every_cell_and_writes_its_result(
     assert [c.seed for c in shifted.cases] == [(c.seed + 7) % 2**32 for c in suite.cases]
 
 
+@pytest.mark.slow
 def test_the_sweep_command_writes_files_and_a_table(tmp_path: Path, small_suite: Path) -> None:
     sweep = write_sweep(tmp_path, name="tiny", suites=[str(small_suite)], planners=["offline"])
     out = tmp_path / "out"
@@ -67,6 +69,7 @@ def test_the_sweep_command_writes_files_and_a_table(tmp_path: Path, small_suite:
     assert "tiny" in result.output and "small__offline__seed0" in result.output
 
 
+@pytest.mark.slow
 def test_compare_over_many_results_is_one_table(tmp_path: Path, small_suite: Path) -> None:
     sweep = Sweep(suites=[str(small_suite)], planners=["offline", "mock:oracle", "mock:literal"])
     files = [str(cell.path) for cell, _ in run_sweep(sweep, tmp_path / "out")]

@@ -135,6 +135,7 @@ def evaluated(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     }
 
 
+@pytest.mark.slow
 def test_eval_counts_each_outcome_once(evaluated: dict[str, Any]) -> None:
     cases = {c["id"]: c for c in evaluated["json"]["cases"]}
     flags = ("read_right", "refused", "wrong_reading_ran", "trap_planned")
@@ -156,6 +157,7 @@ def test_eval_counts_each_outcome_once(evaluated: dict[str, Any]) -> None:
     assert cases["by-model"]["llm_tokens"] > 0 and cases["wrong"]["llm_tokens"] == 0
 
 
+@pytest.mark.slow
 def test_the_summary_and_the_report_show_the_split(evaluated: dict[str, Any]) -> None:
     stdout = evaluated["stdout"]
     all_row = next(line for line in stdout.splitlines() if line.startswith("│ all"))

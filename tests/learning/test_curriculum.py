@@ -83,6 +83,7 @@ def test_curricula_are_declared_in_the_yaml_and_checked() -> None:
         load_config("reach", None, [f"curriculum={json.dumps(bad)}"])
 
 
+@pytest.mark.slow
 def test_training_is_promoted_when_an_evaluation_passes_and_resumes_there(
     tmp_path: Path,
 ) -> None:
@@ -127,6 +128,7 @@ def test_training_is_promoted_when_an_evaluation_passes_and_resumes_there(
     assert resumed["stage"] == 1 and resumed["history"][1]["stage"] == "full"
 
 
+@pytest.mark.slow
 def test_a_stage_not_passed_is_kept(tmp_path: Path) -> None:
     from claw.learning.train import train
 

@@ -36,6 +36,7 @@ def expert_run(env: gym.Env, seed: int) -> tuple[bool, bool]:
     return done_at_start, bool(info["is_success"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("reward_type", ["sparse", "dense"])
 def test_pick_and_place_passes_both_check_envs(reward_type: str) -> None:
     from gymnasium.utils.env_checker import check_env
@@ -89,6 +90,7 @@ def test_resets_randomise_the_block_and_goals_need_work() -> None:
     env.close()
 
 
+@pytest.mark.slow
 def test_the_expert_picks_and_places_on_physics() -> None:
     env = gym.make(claw.envs.PICK_PLACE_ID)
     runs = [expert_run(env, seed) for seed in range(3)]
@@ -96,12 +98,14 @@ def test_the_expert_picks_and_places_on_physics() -> None:
     env.close()
 
 
+@pytest.mark.slow
 def test_the_reach_expert_reaches() -> None:
     env = gym.make(claw.envs.REACH_ID)
     assert expert_run(env, 0) == (False, True)
     env.close()
 
 
+@pytest.mark.slow
 def test_record_writes_a_minari_dataset_minari_reads(minari_root: Path) -> None:
     import minari
 
@@ -120,6 +124,7 @@ def test_record_writes_a_minari_dataset_minari_reads(minari_root: Path) -> None:
         record("pick_place", 1, "tiny")
 
 
+@pytest.mark.slow
 def test_record_keeps_failures_only_when_asked(
     minari_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -133,6 +138,7 @@ def test_record_keeps_failures_only_when_asked(
     assert (result.episodes_kept, result.successes) == (1, 0)
 
 
+@pytest.mark.slow
 def test_a_crash_while_writing_leaves_no_dataset(
     minari_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -148,6 +154,7 @@ def test_a_crash_while_writing_leaves_no_dataset(
     assert [p.name for p in minari_root.iterdir()] == []  # no staging folder left either
 
 
+@pytest.mark.slow
 def test_names_resolve_to_one_dataset(minari_root: Path) -> None:
     record("reach", 1, "mine")
     assert resolve("mine") == "claw/reach/mine-v0" == resolve("mine", "reach")
@@ -156,6 +163,7 @@ def test_names_resolve_to_one_dataset(minari_root: Path) -> None:
         resolve("mine", "pick_place")
 
 
+@pytest.mark.slow
 def test_demos_commands(minari_root: Path, claw_in_process) -> None:
     made = claw_in_process("demos", "record", "reach", "--episodes", "2", "--out", "r", "--json")
     assert made.returncode == 0, made.stderr
@@ -172,6 +180,7 @@ def test_demos_commands(minari_root: Path, claw_in_process) -> None:
     assert bad.returncode == 2 and "allowed: reach, push, pick_place" in bad.stderr
 
 
+@pytest.mark.slow
 def test_behaviour_cloning_then_dagger_trains_the_exported_actor(
     minari_root: Path, tmp_path: Path
 ) -> None:
@@ -200,6 +209,7 @@ def test_behaviour_cloning_then_dagger_trains_the_exported_actor(
     assert json.loads((tmp_path / "run" / "imitation.json").read_text())["stages"] == result.stages
 
 
+@pytest.mark.slow
 def test_demonstrations_from_another_env_are_refused(minari_root: Path, tmp_path: Path) -> None:
     from claw.learning.imitation import imitate
 
@@ -209,6 +219,7 @@ def test_demonstrations_from_another_env_are_refused(minari_root: Path, tmp_path
         imitate(config, tmp_path / "run", "claw/reach/elsewhere-v0")
 
 
+@pytest.mark.slow
 def test_bench_imitation_measures_expert_cloning_and_dagger_on_the_same_episodes(
     claw_in_process,
 ) -> None:

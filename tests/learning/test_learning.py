@@ -35,6 +35,7 @@ def tiny_config(skill: str, algo: str, steps: int = 200, extra: tuple[str, ...] 
     return load_config(skill, algo, [*overrides, *extra], total_timesteps=steps, n_envs=1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("env_id", [claw.envs.REACH_ID, claw.envs.PUSH_ID])
 @pytest.mark.parametrize("reward_type", ["sparse", "dense"])
 def test_goal_envs_pass_sb3_check_env(env_id: str, reward_type: str) -> None:
@@ -89,6 +90,7 @@ def test_push_env_has_the_main_envs_physics() -> None:
     assert isinstance(env.task, PushTask) and env.task.observe(env.world).shape == (17,)
 
 
+@pytest.mark.slow
 def test_controller_alone_pushes_in_the_residual_env() -> None:
     """The controller a residual push policy corrects already moves the block to its goal."""
     env = gym.make(claw.envs.PUSH_ID, residual=True)
@@ -101,6 +103,7 @@ def test_controller_alone_pushes_in_the_residual_env() -> None:
     assert successes >= 4
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("algo", ["tqc", "sac", "td3", "ppo"])
 def test_training_smoke_run_per_algorithm(algo: str, tmp_path: Path) -> None:
     from claw.learning.train import train
@@ -122,6 +125,7 @@ def test_training_smoke_run_per_algorithm(algo: str, tmp_path: Path) -> None:
     assert PolicyNetwork.load(result.policy_dir).config.algo == algo
 
 
+@pytest.mark.slow
 def test_subprocess_envs_and_resume(tmp_path: Path) -> None:
     from claw.learning.train import train
 
@@ -136,6 +140,7 @@ def test_subprocess_envs_and_resume(tmp_path: Path) -> None:
     assert [e["timesteps"] for e in resumed.evaluations] == [100, 200]
 
 
+@pytest.mark.slow
 def test_same_seed_reproduces_the_first_evaluation(tmp_path: Path) -> None:
     from claw.learning.train import train
 
@@ -151,6 +156,7 @@ def test_same_seed_reproduces_the_first_evaluation(tmp_path: Path) -> None:
     ).read_bytes()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("algo", ["tqc", "td3", "ppo"])
 def test_export_load_act_round_trip(algo: str, tmp_path: Path) -> None:
     from stable_baselines3.common.vec_env import VecNormalize
@@ -177,6 +183,7 @@ def test_export_load_act_round_trip(algo: str, tmp_path: Path) -> None:
         obs, *_ = env.step(ours)
 
 
+@pytest.mark.slow
 def test_tampered_weights_are_refused(tmp_path: Path) -> None:
     from claw.learning.train import train
 
@@ -189,6 +196,7 @@ def test_tampered_weights_are_refused(tmp_path: Path) -> None:
         PolicyNetwork.load(result.policy_dir)
 
 
+@pytest.mark.slow
 def test_registered_policy_is_a_drop_in_skill(tmp_path: Path) -> None:
     from claw.learning.register import register_policy
     from claw.learning.train import train
@@ -248,6 +256,7 @@ TINY_TUNE: dict[str, Any] = {
 }  # fmt: skip
 
 
+@pytest.mark.slow
 def test_tune_runs_trials_and_saves_the_best(tmp_path: Path) -> None:
     from claw.learning.tune import tune
 
@@ -260,6 +269,7 @@ def test_tune_runs_trials_and_saves_the_best(tmp_path: Path) -> None:
     assert (trial["total_timesteps"], trial["eval_freq"], trial["eval_episodes"]) == (60, 60, 2)
 
 
+@pytest.mark.slow
 def test_tune_shares_a_study_between_local_processes(tmp_path: Path) -> None:
     from claw.learning.tune import shares, tune
 

@@ -32,6 +32,7 @@ def artifacts(client: Any, run_id: str, folder: str | None = None) -> set[str]:
     return {a.path for a in client.list_artifacts(run_id, folder)}
 
 
+@pytest.mark.slow
 def test_a_training_run_is_in_mlflow_with_params_metrics_and_artifacts(
     tmp_path: Path, claw_in_process
 ) -> None:
@@ -56,6 +57,7 @@ def test_a_training_run_is_in_mlflow_with_params_metrics_and_artifacts(
     assert (tmp_path / "run" / "eval" / "episode.mp4").stat().st_size > 1000
 
 
+@pytest.mark.slow
 def test_an_eval_run_is_in_mlflow(tmp_path: Path, claw_in_process) -> None:
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
     result = claw_in_process(
@@ -68,6 +70,7 @@ def test_an_eval_run_is_in_mlflow(tmp_path: Path, claw_in_process) -> None:
     assert "results.json" in artifacts(client, run.info.run_id)
 
 
+@pytest.mark.slow
 def test_each_tuning_trial_is_an_mlflow_run(tmp_path: Path, claw_in_process) -> None:
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
     result = claw_in_process(

@@ -113,6 +113,7 @@ def test_what_is_not_learned(library: SkillLibrary) -> None:
     assert library.manifest().runs == 6
 
 
+@pytest.mark.slow
 def test_learned_on_red_blue_runs_on_green_yellow_on_physics(
     library: SkillLibrary, make_env: Callable[..., TabletopEnv]
 ) -> None:
@@ -144,6 +145,7 @@ def test_learned_on_red_blue_runs_on_green_yellow_on_physics(
     assert used.metrics.success_rate == 1.0
 
 
+@pytest.mark.slow
 def test_a_failing_step_fails_the_composite_with_its_reason(
     library: SkillLibrary, crowded_env: TabletopEnv
 ) -> None:
@@ -371,6 +373,7 @@ def learn_five(library: SkillLibrary, runs: dict[str, Any]) -> dict[str, str]:
     return names
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("embedder", ["minilm", "hash"])
 def test_search_finds_a_composite_from_a_paraphrase(
     library_home: Path, five_runs: dict[str, Any], embedder: str
@@ -390,6 +393,7 @@ def test_search_finds_a_composite_from_a_paraphrase(
     assert recall >= (0.9 if embedder == "minilm" else 0.5)
 
 
+@pytest.mark.slow
 def test_the_cli_learns_lists_and_runs_a_composite(library_home: Path) -> None:
     runner = CliRunner()
     learned = runner.invoke(app, ["run", RED_BLUE, "--learn", "--planner", "offline", "--json"])
@@ -411,6 +415,7 @@ def test_the_cli_learns_lists_and_runs_a_composite(library_home: Path) -> None:
     assert bad.exit_code == 2 and "KEY=VALUE" in bad.output
 
 
+@pytest.mark.slow
 def test_the_llm_planner_offers_composites_and_the_oracle_answers_through_them(
     library: SkillLibrary, make_env: Callable[..., TabletopEnv]
 ) -> None:
@@ -441,6 +446,7 @@ def test_the_llm_planner_offers_composites_and_the_oracle_answers_through_them(
     assert result.success  # judged on the settled physics against the goal
 
 
+@pytest.mark.slow
 def test_claw_eval_learn_registers_composites_with_provenance(
     library_home: Path, tmp_path: Path
 ) -> None:

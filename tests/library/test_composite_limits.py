@@ -96,6 +96,7 @@ def test_a_name_another_kind_of_skill_has_is_not_shared(library: SkillLibrary) -
 # -- item 7: a library that cannot be written never hides a run's result -------------------------
 
 
+@pytest.mark.slow
 def test_skills_run_of_a_composite_on_an_unwritable_library_shows_its_result(
     library: SkillLibrary, library_home: Path
 ) -> None:
@@ -117,6 +118,7 @@ def test_skills_run_of_a_composite_on_an_unwritable_library_shows_its_result(
     assert library.manifest_path.read_bytes() == before
 
 
+@pytest.mark.slow
 def test_skills_run_of_a_primitive_on_an_uncreatable_library_shows_its_result() -> None:
     home = Path("/sys") / f"claw_test_{uuid.uuid4().hex[:8]}"  # not even root can create it
     done = claw("skills", "run", "open_gripper", "--json", home=home)

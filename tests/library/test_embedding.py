@@ -44,6 +44,7 @@ def minilm() -> MiniLMEmbedder:
     return MiniLMEmbedder()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("spec", ["hash", "minilm"])
 def test_vectors_are_unit_float32_rows(spec: str) -> None:
     embedder = make_embedder(spec)
@@ -57,6 +58,7 @@ def test_vectors_are_unit_float32_rows(spec: str) -> None:
     np.testing.assert_array_equal(embedder.embed(TEXTS), vectors)
 
 
+@pytest.mark.slow
 def test_batching_and_order_do_not_change_minilm_vectors(minilm: MiniLMEmbedder) -> None:
     together = minilm.embed(TEXTS)
     alone = np.concatenate([minilm.embed([t]) for t in TEXTS])
@@ -64,6 +66,7 @@ def test_batching_and_order_do_not_change_minilm_vectors(minilm: MiniLMEmbedder)
     np.testing.assert_allclose(minilm.embed(TEXTS[::-1])[::-1], together, atol=1e-5)
 
 
+@pytest.mark.slow
 def test_hash_vectors_are_the_same_in_another_process() -> None:
     texts = ["push the red block to the left", "open the gripper"]
     code = (
@@ -80,6 +83,7 @@ def test_hash_vectors_are_the_same_in_another_process() -> None:
     assert bytes.fromhex(other) == HashingEmbedder().embed(texts).tobytes()
 
 
+@pytest.mark.slow
 def test_importing_the_module_loads_no_model_library() -> None:
     code = (
         "import sys, claw.library.embedding; "
@@ -134,6 +138,7 @@ def test_retrieval_text_masks_scene_arguments_only() -> None:
     assert retrieval_text("move to x 0.5 y 0 z 0.2") == "move to x 0.5 y 0 z 0.2"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("section", ["paraphrases", "holdout"])
 def test_library_search_retrieves_the_paraphrased_skills(
     tmp_path: Path, minilm: MiniLMEmbedder, section: str
@@ -151,6 +156,7 @@ def test_library_search_retrieves_the_paraphrased_skills(
     assert top5 >= 0.95 and top1 >= 0.8, f"recall@5 {top5:.3f}, top-1 {top1:.3f}"
 
 
+@pytest.mark.slow
 def test_minilm_matches_sentence_transformers(
     minilm: MiniLMEmbedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:

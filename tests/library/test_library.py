@@ -141,6 +141,7 @@ WRITER = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_two_processes_registering_fifty_each_leave_exactly_a_hundred(tmp_path: Path) -> None:
     writers = [
         subprocess.Popen([sys.executable, "-c", WRITER, str(tmp_path), name, "50"])
@@ -173,6 +174,7 @@ KILLED_WRITER = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_a_write_killed_midway_leaves_the_previous_library_intact(tmp_path: Path) -> None:
     library = make(tmp_path)
     add(library, "survivor")

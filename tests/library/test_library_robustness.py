@@ -66,6 +66,7 @@ RUN_PREFER_LEARNED = """
 """
 
 
+@pytest.mark.slow
 def test_prefer_learned_refuses_tampered_library_weights_in_a_fresh_process(
     tmp_path: Path,
 ) -> None:
@@ -175,6 +176,7 @@ RUN_TWO = """
 """
 
 
+@pytest.mark.slow
 def test_runs_work_offline_with_an_unwritable_claw_home() -> None:
     home = unwritable_root().parent
     done = run_in_fresh_process(RUN_TWO, str(home))

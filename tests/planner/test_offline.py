@@ -117,6 +117,7 @@ def _case_param(case: dict[str, Any]) -> Any:
     return pytest.param(case, id=case["id"], marks=marks)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", [_case_param(case) for case in CASES])
 def test_instruction(case: dict[str, Any]) -> None:
     """Each case succeeds; those in ``KNOWN_FAILURES`` must still fail (a strict xfail)."""
@@ -400,6 +401,7 @@ def test_tower_bottom_up_whatever_the_order_of_the_words(
     assert placed == ["yellow_block", "blue_block"] and picked == ["blue_block", "green_block"]
 
 
+@pytest.mark.slow
 def test_target_is_cleared_before_stacking_and_only_what_remains_is_planned(
     make_env: Callable[..., TabletopEnv],
 ) -> None:
@@ -447,6 +449,7 @@ def test_a_goal_partly_true_yields_fewer_steps(make_env: Callable[..., TabletopE
     assert steps_of(part.steps) == [("pick", "green_block"), ("place", "yellow_block", "next_to")]
 
 
+@pytest.mark.slow
 def test_the_held_object_is_used_first_or_put_down(make_env: Callable[..., TabletopEnv]) -> None:
     env = make_env(scene="default")
     env.reset(seed=3)
@@ -482,6 +485,7 @@ def test_holding_comes_last(make_env: Callable[..., TabletopEnv]) -> None:
     ]
 
 
+@pytest.mark.slow
 def test_a_block_in_the_region_leaves_room_beside_it(make_env: Callable[..., TabletopEnv]) -> None:
     """The blue block stands on the near right corner's anchor; yellow fits beside it within the
     region's 6 cm, so nothing is moved out first, and both end at the corner."""
@@ -496,6 +500,7 @@ def test_a_block_in_the_region_leaves_room_beside_it(make_env: Callable[..., Tab
     assert env.check(both).success
 
 
+@pytest.mark.slow
 def test_a_box_filling_the_region_takes_the_block(make_env: Callable[..., TabletopEnv]) -> None:
     """The blue box covers the left side's anchor: a block in it is at the left side."""
     env = make_env(scene="default")
@@ -522,6 +527,7 @@ def test_errors_come_before_anything_moves(make_env: Callable[..., TabletopEnv])
         assert np.array_equal(env.data.qpos, qpos)
 
 
+@pytest.mark.slow
 def test_same_seed_same_result() -> None:
     text = "put the green block on the red block and then push the blue block 5 cm to the left"
 
@@ -537,6 +543,7 @@ def test_same_seed_same_result() -> None:
     assert first == second and first["steps"]
 
 
+@pytest.mark.slow
 def test_next_to_the_blue_box_on_20_seeds(make_env: Callable[..., TabletopEnv]) -> None:
     env = make_env(scene="default")
     failed = []
@@ -551,6 +558,7 @@ def test_next_to_the_blue_box_on_20_seeds(make_env: Callable[..., TabletopEnv]) 
 # -- replanning ----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_place_that_fails_once_is_replanned(
     make_env: Callable[..., TabletopEnv], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -577,6 +585,7 @@ def test_a_place_that_fails_once_is_replanned(
     assert env.check(["in(red_block, blue_box)"]).success
 
 
+@pytest.mark.slow
 def test_a_block_dropped_in_the_wrong_place_is_picked_again(
     make_env: Callable[..., TabletopEnv], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -608,6 +617,7 @@ def test_a_block_dropped_in_the_wrong_place_is_picked_again(
 # -- prompt injection ----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "text",
     [
@@ -642,6 +652,7 @@ def test_prompt_injection_yields_registered_skills_or_an_error(
         assert result.steps == []
 
 
+@pytest.mark.slow
 def test_a_box_on_the_region_takes_the_block_near_the_anchor() -> None:
     """Default seed 5: the blue box covers the center; the block goes in it, near the anchor."""
     env = TabletopEnv()

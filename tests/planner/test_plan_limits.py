@@ -70,6 +70,7 @@ def test_a_replan_over_the_cap_is_refused(env: TabletopEnv) -> None:
     assert [s.skill for s in result.steps] == ["place"]  # none of the replan ran
 
 
+@pytest.mark.slow
 def test_a_huge_model_plan_is_not_repaired_for_ever(env: TabletopEnv) -> None:
     before = env.data.qpos.copy()
     llm = scripted(HUGE, HUGE, json.dumps(GOOD))
@@ -81,6 +82,7 @@ def test_a_huge_model_plan_is_not_repaired_for_ever(env: TabletopEnv) -> None:
     assert not result.steps and (env.data.qpos == before).all()
 
 
+@pytest.mark.slow
 def test_a_model_may_shorten_a_plan_once(env: TabletopEnv) -> None:
     llm = scripted(HUGE, json.dumps(GOOD))
     result = run_instruction(env, INSTRUCTION, llm)

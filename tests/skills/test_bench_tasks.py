@@ -17,6 +17,7 @@ WORKING = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", WORKING)
 def test_a_task_succeeds_on_physics(name: str) -> None:
     task = TASKS[name](np.random.default_rng(0))
@@ -35,6 +36,7 @@ def test_a_goal_that_does_not_hold_fails_the_task() -> None:
     assert not outcome.success and "red_block" in outcome.reason
 
 
+@pytest.mark.slow
 def test_a_failed_move_is_the_reason() -> None:
     task = Task(
         scene={"objects": [{"type": "block", "color": "red"}, {"type": "block", "color": "green"}]},
@@ -51,6 +53,7 @@ def test_tasks_are_drawn_from_the_seed() -> None:
         assert first == again
 
 
+@pytest.mark.slow
 def test_the_bench_reports_task_rows(monkeypatch: pytest.MonkeyPatch) -> None:
     from claw.skills import bench
 

@@ -18,6 +18,8 @@ from claw.envs import TabletopEnv
 from claw.skills import get_skill
 from claw.skills.base import SkillResult
 
+pytestmark = pytest.mark.slow
+
 MakeEnv = Callable[..., TabletopEnv]
 
 BOX = (0.5, 0.0)

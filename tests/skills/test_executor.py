@@ -28,6 +28,7 @@ def assert_untouched(env: TabletopEnv, qpos: np.ndarray, time: float) -> None:
     assert env.data.time == time
 
 
+@pytest.mark.slow
 def test_a_valid_plan_runs_every_step(clear_env: TabletopEnv) -> None:
     result = execute_calls(clear_env, [SkillCall.model_validate(c) for c in PICK_PLACE_HOME])
 
@@ -45,6 +46,7 @@ def test_a_valid_plan_runs_every_step(clear_env: TabletopEnv) -> None:
     assert clear_env.check(["in(red_block, blue_box)"]).success  # measured, not declared
 
 
+@pytest.mark.slow
 def test_calls_may_be_dicts_or_skill_calls(clear_env: TabletopEnv) -> None:
     call = SkillCall(skill="move_to", args={"x": 0.5, "y": 0.0, "z": 0.2})
     assert str(call) == "move_to(x=0.5, y=0.0, z=0.2)"
@@ -123,6 +125,7 @@ def test_invalid_params_name_the_field(
     assert_untouched(clear_env, qpos, time)
 
 
+@pytest.mark.slow
 def test_stops_at_the_first_failure(crowded_env: TabletopEnv) -> None:
     env = crowded_env
     plan = [
@@ -163,6 +166,7 @@ def test_an_empty_plan_succeeds(clear_env: TabletopEnv) -> None:
     assert result.failed is None
 
 
+@pytest.mark.slow
 def test_bench_skills_smoke() -> None:
     bench = bench_skills(episodes=1, seed=0, tasks=False)
     assert bench.episodes == 1

@@ -23,6 +23,7 @@ def test_one_policy_serves_pick_and_place() -> None:
     assert network.config.training["demonstrations"].startswith("claw/pick_place/")
 
 
+@pytest.mark.slow
 def test_learned_pick_and_place_act_only_through_the_actuators(clear_env: TabletopEnv) -> None:
     env = clear_env
     witness = PhysicsWitness(env)
@@ -40,6 +41,7 @@ def test_learned_pick_and_place_act_only_through_the_actuators(clear_env: Tablet
     assert witness.periods > 30 and witness.mismatches == []  # 0.1 s periods of two skills
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("block", "relation", "target"),
     [("green_block", "on", "orange_block"), ("yellow_block", "next_to", "red_block")],
@@ -60,6 +62,7 @@ def test_learned_place_makes_the_relation_hold(
     assert evaluate(f"{relation}({block}, {target})", clear_env.world_state()).holds
 
 
+@pytest.mark.slow
 def test_a_policy_that_does_nothing_fails_on_the_state(clear_env: TabletopEnv) -> None:
     """Success is measured from the physics, never taken from the policy: a still claw fails."""
     shipped = ShippedPolicies().policy(LearnedPick)
@@ -80,6 +83,7 @@ def _zeroed() -> dict[str, np.ndarray]:
     return {k: (v if k.startswith("obs_rms") else np.zeros_like(v)) for k, v in tensors.items()}
 
 
+@pytest.mark.slow
 def test_a_run_says_which_implementation_ran_each_step(claw_in_process) -> None:
     result = claw_in_process(
         "put the red block next to the blue box", "--prefer", "learned", "--json"

@@ -60,6 +60,7 @@ def test_four_blocks_fit_at_one_region_and_a_fifth_is_refused(region: str) -> No
     assert str(info.value) == f"no free spot at the {region}: {there}"
 
 
+@pytest.mark.slow
 def test_three_blocks_placed_at_a_region_on_physics(
     make_env: Callable[..., TabletopEnv],
 ) -> None:
@@ -101,6 +102,7 @@ def test_the_hand_keeps_clear_of_a_tower_beside_the_spot(height: int) -> None:
         assert gap >= pl.HAND_GAP - 1e-9
 
 
+@pytest.mark.slow
 def test_a_grasp_turns_so_that_the_hand_clears_a_tower(
     make_env: Callable[..., TabletopEnv],
 ) -> None:

@@ -142,6 +142,7 @@ def test_registry_is_clean_after_the_fixture() -> None:
 # -- real physics guard ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_skills_act_only_through_the_actuators(clear_env: TabletopEnv) -> None:
     env = clear_env
     model = env.model
@@ -166,6 +167,7 @@ def test_skills_act_only_through_the_actuators(clear_env: TabletopEnv) -> None:
     assert witness.mismatches == []
 
 
+@pytest.mark.slow
 def test_new_motions_act_only_through_the_actuators(make_env: MakeEnv) -> None:
     """Off a tower, out of a box, two blocks at one region, a drop into a box: witnessed."""
     env = make_env(scene="stacked")
@@ -202,6 +204,7 @@ def test_the_witness_catches_a_teleport(clear_env: TabletopEnv) -> None:
 # -- pick -----------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("scene", "seed"), [("default", 0), ("default", 1), ("dense", 2)])
 def test_pick_in_seeded_scenes(make_env: MakeEnv, scene: str, seed: int) -> None:
     env = make_env(scene=scene)
@@ -238,6 +241,7 @@ def test_pick_refuses_a_box(clear_env: TabletopEnv) -> None:
     np.testing.assert_array_equal(clear_env.data.qpos, start)
 
 
+@pytest.mark.slow
 def test_pick_refuses_a_block_under_another(clear_env: TabletopEnv) -> None:
     env = clear_env
     stack(env, "red_block", "green_block")
@@ -247,6 +251,7 @@ def test_pick_refuses_a_block_under_another(clear_env: TabletopEnv) -> None:
     assert holds(env, "on(red_block, green_block)")
 
 
+@pytest.mark.slow
 def test_pick_while_holding(clear_env: TabletopEnv) -> None:
     env = clear_env
     assert run(env, "pick", object="red_block").success
@@ -279,6 +284,7 @@ def test_place_targets_cover_every_relation() -> None:
     assert set(PLACE_TARGETS) == set(relation_names())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("relation", relation_names())
 def test_place_every_relation(clear_env: TabletopEnv, relation: str) -> None:
     env = clear_env
@@ -306,6 +312,7 @@ def test_place_every_relation(clear_env: TabletopEnv, relation: str) -> None:
     assert holds(env, goal)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("scene", "seed", "relation"), [("default", 0, "in"), ("dense", 1, "next_to")]
 )
@@ -339,6 +346,7 @@ def test_place_with_nothing_held(clear_env: TabletopEnv) -> None:
     assert "nothing is held" in outcome.reason
 
 
+@pytest.mark.slow
 def test_place_on_an_occupied_block(clear_env: TabletopEnv) -> None:
     env = clear_env
     stack(env, "red_block", "green_block")
@@ -349,6 +357,7 @@ def test_place_on_an_occupied_block(clear_env: TabletopEnv) -> None:
     assert holds(env, "holding(yellow_block)")
 
 
+@pytest.mark.slow
 def test_place_without_a_free_spot_keeps_holding(crowded_env: TabletopEnv) -> None:
     env = crowded_env
     assert run(env, "pick", object="red_block").success
@@ -363,6 +372,7 @@ def test_place_without_a_free_spot_keeps_holding(crowded_env: TabletopEnv) -> No
     np.testing.assert_array_equal(env.data.qpos, before)  # refused before moving
 
 
+@pytest.mark.slow
 def test_place_relative_to_an_unknown_target_or_region(clear_env: TabletopEnv) -> None:
     env = clear_env
     assert run(env, "pick", object="red_block").success
@@ -384,6 +394,7 @@ def test_place_relative_to_an_unknown_target_or_region(clear_env: TabletopEnv) -
 PUSH_DIRECTIONS = {"left": (0.0, 1.0), "right": (0.0, -1.0), "far": (1.0, 0.0), "near": (-1.0, 0.0)}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("direction", list(PUSH_DIRECTIONS))
 def test_push_each_direction(clear_env: TabletopEnv, direction: str) -> None:
     env = clear_env
@@ -401,6 +412,7 @@ def test_push_each_direction(clear_env: TabletopEnv, direction: str) -> None:
     assert env.world_state().settled()
 
 
+@pytest.mark.slow
 def test_push_never_lifts(clear_env: TabletopEnv) -> None:
     env = clear_env
     heights: list[float] = []
@@ -416,6 +428,7 @@ def test_push_never_lifts(clear_env: TabletopEnv) -> None:
     assert max(heights) < 0.005
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("scene", "seed"), [("default", 3), ("dense", 4)])
 def test_push_in_seeded_scenes(make_env: MakeEnv, scene: str, seed: int) -> None:
     env = make_env(scene=scene)
@@ -458,6 +471,7 @@ def test_push_out_of_reach(clear_env: TabletopEnv) -> None:
     assert "orange_block" in outcome.reason
 
 
+@pytest.mark.slow
 def test_push_while_holding(clear_env: TabletopEnv) -> None:
     env = clear_env
     assert run(env, "pick", object="red_block").success
@@ -470,6 +484,7 @@ def test_push_while_holding(clear_env: TabletopEnv) -> None:
 # -- move_to, the gripper, home -------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("target", [(0.5, 0.1, 0.15), (0.35, -0.2, 0.08)])
 def test_move_to_arrives(clear_env: TabletopEnv, target: tuple[float, float, float]) -> None:
     outcome = run(clear_env, "move_to", x=target[0], y=target[1], z=target[2])
@@ -501,6 +516,7 @@ def test_gripper_opens_and_closes(clear_env: TabletopEnv) -> None:
     assert opened.details["width"] == pytest.approx(env.robot.gripper_width(env.data))
 
 
+@pytest.mark.slow
 def test_close_gripper_reports_what_it_holds(clear_env: TabletopEnv) -> None:
     env = clear_env
     assert run(env, "pick", object="red_block").success
@@ -513,6 +529,7 @@ def test_close_gripper_reports_what_it_holds(clear_env: TabletopEnv) -> None:
     assert not holds(env, "holding(red_block)")
 
 
+@pytest.mark.slow
 def test_home_returns_to_rest(clear_env: TabletopEnv) -> None:
     env = clear_env
     assert run(env, "move_to", x=0.35, y=-0.2, z=0.1).success
@@ -537,6 +554,7 @@ def never_at_rest(env: TabletopEnv, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(env, "object_speeds", lambda: measured() + 0.05)
 
 
+@pytest.mark.slow
 def test_push_fails_when_the_scene_does_not_come_to_rest(
     clear_env: TabletopEnv, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -547,6 +565,7 @@ def test_push_fails_when_the_scene_does_not_come_to_rest(
     assert outcome.details["miss"] <= PUSH_TOLERANCE  # it got there, but was not judged at rest
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("skill", "args", "reason"),
     [
@@ -587,6 +606,7 @@ def test_close_gripper_fails_when_the_fingers_do_not_close(clear_env: TabletopEn
     assert env.robot.gripper_width(env.data) > 0.05
 
 
+@pytest.mark.slow
 def test_close_gripper_succeeds_on_a_held_object_and_on_nothing(clear_env: TabletopEnv) -> None:
     env = clear_env
     closed = run(env, "close_gripper")
@@ -612,6 +632,7 @@ class ScriptedPolicy:
         return np.array([1.0, 0.0, 0.0]) if self.calls > self.start_moving else np.zeros(3)
 
 
+@pytest.mark.slow
 def test_learned_move_to_judges_once_the_claw_is_still(clear_env: TabletopEnv) -> None:
     """A policy still moving when its horizon ends is measured where the claw comes to rest."""
     env = clear_env
@@ -625,6 +646,7 @@ def test_learned_move_to_judges_once_the_claw_is_still(clear_env: TabletopEnv) -
     assert outcome.success == (error <= outcome.details["tolerance"])
 
 
+@pytest.mark.slow
 def test_learned_push_judges_once_the_scene_is_still(make_env: MakeEnv) -> None:
     env = make_env(scene="default")
     env.reset(seed=1)  # here the claw was still rising when the push used to be judged
@@ -639,6 +661,7 @@ def test_learned_push_judges_once_the_scene_is_still(make_env: MakeEnv) -> None:
     assert outcome.success == (miss <= PUSH_TOLERANCE), outcome.reason
 
 
+@pytest.mark.slow
 def test_learned_push_fails_when_the_scene_does_not_come_to_rest(
     clear_env: TabletopEnv, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -680,6 +703,7 @@ TRACE: list[tuple[str, dict[str, Any]]] = [
 ]
 
 
+@pytest.mark.slow
 def test_same_seed_same_physics_bit_for_bit(make_env: MakeEnv) -> None:
     finals, results = [], []
     for _ in range(2):
@@ -694,6 +718,7 @@ def test_same_seed_same_physics_bit_for_bit(make_env: MakeEnv) -> None:
     assert finals[0][2] == finals[1][2]
 
 
+@pytest.mark.slow
 def test_place_in_a_block_is_a_result_not_a_crash(clear_env: TabletopEnv) -> None:
     """A plan asking to put a block 'in' another block (an LLM's slip) fails with a reason."""
     assert run(clear_env, "pick", object="red_block").success

@@ -40,6 +40,7 @@ def _run(env: TabletopEnv, calls: list[dict]) -> list[tuple[str, bool, str]]:
 # -- skills on physics ------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_handover_passes_the_block_to_the_other_claw_and_back(env: TabletopEnv) -> None:
     env.reset(seed=0, options={"scene": "two_arms"})
     calls = [
@@ -60,6 +61,7 @@ def test_a_handover_passes_the_block_to_the_other_claw_and_back(env: TabletopEnv
     assert env.check(["in(red_block, brown_box)"]).success
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("calls", "reason"),
     [
@@ -82,6 +84,7 @@ def test_a_handover_refuses_before_anything_moves(
     assert not result.success and result.reason == reason and env.data.time == before
 
 
+@pytest.mark.slow
 def test_a_bar_is_lifted_level_by_both_claws_and_refused_by_one(env: TabletopEnv) -> None:
     env.reset(seed=0, options={"scene": "two_arms"})
     one = get_skill("pick")(env, object="yellow_bar")
@@ -173,6 +176,7 @@ def test_the_offline_planner_assigns_arms(
     assert [str(c) for c in plan.steps] == steps
 
 
+@pytest.mark.slow
 def test_an_object_beyond_one_arm_goes_through_a_handover() -> None:
     """The red block is within the left arm's reach only, the gray box the right arm's."""
     env = TabletopEnv(scene={"arms": 2, "objects": [
@@ -214,6 +218,7 @@ def test_calls_of_the_two_arms_share_no_object_within_a_stage(env: TabletopEnv) 
 # -- the must-show runs, through the CLI --------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("instruction", "skills"),
     [
@@ -269,6 +274,7 @@ def test_a_handover_asked_for_is_planned_where_both_arms_reach() -> None:
     assert [str(c) for c in direct] == ["pick(object='red_block', arm='right')"]
 
 
+@pytest.mark.slow
 def test_a_replan_goes_on_with_the_claw_that_holds_the_object(env: TabletopEnv) -> None:
     """The right claw holds the red block (a handover that ran, then a failed step): the
     replan places it with that claw rather than picking it again."""
@@ -282,6 +288,7 @@ def test_a_replan_goes_on_with_the_claw_that_holds_the_object(env: TabletopEnv) 
     assert [str(c) for c in steps] == ["place(target='gray_box', relation='in', arm='right')"]
 
 
+@pytest.mark.slow
 def test_arms_whose_work_crosses_the_table_take_turns(env: TabletopEnv) -> None:
     """Each block into the box on the other side: the lanes' bands of the table overlap, so the
     right arm's place waits its turn, and the left arm, idle over the gray box by then, goes home
@@ -315,6 +322,7 @@ def test_goal_mode_replaces_a_models_handover_with_the_derived_one(env: Tabletop
     assert [c.skill for c in plan.steps] == ["pick", "handover"]
 
 
+@pytest.mark.slow
 def test_the_two_arm_bench_measures_every_row() -> None:
     from claw.runtime.bench_two_arms import bench_two_arms, describe
 
@@ -342,6 +350,7 @@ def test_an_elongated_object_is_held_away_from_its_centre_a_block_is_not() -> No
     assert not evaluate("holding(a)", off).holds
 
 
+@pytest.mark.slow
 def test_a_block_narrower_than_a_finger_is_not_handed_over() -> None:
     """A 2 cm block: the receiving fingers would close on the giver's (2.2 cm wide); refused
     before anything moves. 2.5 cm is handed over."""
@@ -374,6 +383,7 @@ def test_a_joint_lift_is_refused_where_a_block_stands_at_the_bar_end() -> None:
     assert env.data.time == 0.0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("planner", ["mock:oracle", "mock:literal"])
 def test_the_mock_planners_do_the_two_arm_suite(planner: str) -> None:
     """The LLM path with two arms: the oracle's plans and the literal mock's (its own steps,

@@ -75,6 +75,7 @@ UNTIL = [
 ]  # fmt: skip
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("scene", "relation", "ref", "direction"), UNTIL)
 def test_push_until_makes_the_relation_hold(
     make_env: MakeEnv, scene: dict[str, Any], relation: str, ref: Any, direction: str
@@ -142,6 +143,7 @@ def test_push_until_refuses_what_a_push_cannot_reach(make_env: MakeEnv) -> None:
 # -- push_towards and push_away ------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "scene",
     [
@@ -171,6 +173,7 @@ def test_push_towards_refuses_a_reference_off_to_the_side(make_env: MakeEnv) -> 
     )
 
 
+@pytest.mark.slow
 def test_push_away_moves_it_farther(make_env: MakeEnv) -> None:
     env = make_env(scene=_scene(_block("red", 0.45, 0.0), _block("blue", 0.47, 0.14)))
     env.reset(seed=0)
@@ -181,6 +184,7 @@ def test_push_away_moves_it_farther(make_env: MakeEnv) -> None:
     assert _gap(env, "red_block", "blue_block") == pytest.approx(before + 0.1, abs=TOLERANCE)
 
 
+@pytest.mark.slow
 def test_push_away_takes_the_other_axis_when_the_first_is_blocked(make_env: MakeEnv) -> None:
     # Away from blue is far (+x), but the gray box stands there: pushed left instead.
     env = make_env(

@@ -92,6 +92,7 @@ def test_an_exclusion_of_the_target_itself_still_reads_as_before(
     ]
 
 
+@pytest.mark.slow
 def test_separating_two_blocks_succeeds_on_physics(make_env: MakeEnv) -> None:
     env = make_env()
     env.reset(seed=0, options={"scene": SIDE_BY_SIDE})

@@ -78,6 +78,7 @@ def test_the_planner_reads_them_as_goals(
     assert [str(p) for p in OfflinePlanner().plan(instruction, env).goal] == goal
 
 
+@pytest.mark.slow
 def test_a_handover_said_after_a_pick_runs_on_physics() -> None:
     env = TabletopEnv(scene="two_arms")
     env.reset(seed=0)

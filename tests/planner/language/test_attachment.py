@@ -164,6 +164,7 @@ def test_a_take_out_after_a_put_supersedes_it(in_box: TabletopEnv, instruction: 
     assert goal_of(in_box, instruction) == ["next_to(green_block, blue_box)"]
 
 
+@pytest.mark.slow
 def test_place_left_of_on_the_table_reaches_its_goal_on_physics(make_env: Any) -> None:
     env = make_env()
     env.reset(seed=0, options={"scene": ROW})
@@ -175,6 +176,7 @@ def test_place_left_of_on_the_table_reaches_its_goal_on_physics(make_env: Any) -
     assert env.check([parse_predicate("left_of(red_block, blue_box)")]).success
 
 
+@pytest.mark.slow
 def test_the_middle_block_moves_on_physics(make_env: Any) -> None:
     env = make_env()
     env.reset(seed=0, options={"scene": ROW})

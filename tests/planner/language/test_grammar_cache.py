@@ -30,6 +30,7 @@ def _kept(home: Path) -> list[Path]:
     return sorted((home / "cache" / "grammar").glob("lalr-*.pickle"))
 
 
+@pytest.mark.slow
 def test_tables_are_kept_and_loaded_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CLAW_HOME", str(tmp_path))
     built = _build()
@@ -39,6 +40,7 @@ def test_tables_are_kept_and_loaded_back(tmp_path: Path, monkeypatch: pytest.Mon
     assert _tables(loaded) == _tables(built)
 
 
+@pytest.mark.slow
 def test_a_damaged_file_is_built_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CLAW_HOME", str(tmp_path))
     _build()

@@ -31,6 +31,7 @@ def cap_message() -> str:
 # -- item 2: long instructions ---------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_hundred_clauses_are_refused_in_one_line_with_the_cap() -> None:
     result = claw(HUNDRED_CLAUSES)
     assert result.returncode == 2, result.stderr
@@ -53,6 +54,7 @@ def test_an_enormous_instruction_is_refused_before_it_is_read(text: str) -> None
     assert len(message) < 200  # the text is not echoed back
 
 
+@pytest.mark.slow
 def test_an_enormous_instruction_on_the_command_line_is_one_short_line() -> None:
     result = claw("put the red block on the blue box " * 3000)  # about 100 KB
     assert result.returncode == 2
@@ -85,6 +87,7 @@ def test_a_sentence_over_its_cap_is_refused_and_one_at_the_cap_is_read() -> None
     assert f"over the cap of {grammar.MAX_SENTENCE_TOKENS}; split it" in message
 
 
+@pytest.mark.slow
 def test_a_suite_case_with_a_hundred_clauses_is_that_cases_error(tmp_path: Path) -> None:
     suite = write_suite(
         tmp_path,
@@ -120,6 +123,7 @@ def blocks(count: int) -> dict[str, Any]:
     }
 
 
+@pytest.mark.slow
 def test_a_scene_over_the_limit_is_refused_alike_by_scene_show_run_and_the_spec(
     tmp_path: Path,
 ) -> None:

@@ -146,6 +146,7 @@ def test_a_conjunction_in_one_turn_is_kept_whole(default_env: TabletopEnv) -> No
     assert len(plan.goal) == 2
 
 
+@pytest.mark.slow
 def test_the_sequence_succeeds_on_physics_without_a_replan(make_env: MakeEnv) -> None:
     env = make_env()
     env.reset(seed=0, options={"scene": "default"})
@@ -176,6 +177,7 @@ def run_json(instruction: str) -> dict[str, object]:
     return json.loads(result.stdout)  # type: ignore[no-any-return]
 
 
+@pytest.mark.slow
 def test_json_reports_reading_and_waypoints() -> None:
     data = run_json("move the green block to the left side, then onto the red block")
     assert data["waypoints"] == [{"goal": ["at(green_block, left side)"], "reached": True}]
@@ -198,6 +200,7 @@ TOWARDS_SCENE = {
 }
 
 
+@pytest.mark.slow
 def test_a_push_towards_an_object_ends_next_to_it(make_env: MakeEnv) -> None:
     env = make_env()
     env.reset(seed=0, options={"scene": TOWARDS_SCENE})
@@ -209,6 +212,7 @@ def test_a_push_towards_an_object_ends_next_to_it(make_env: MakeEnv) -> None:
     assert env.check(["next_to(red_block, blue_box)"]).success
 
 
+@pytest.mark.slow
 def test_a_push_away_moves_it_further_off(make_env: MakeEnv) -> None:
     env = make_env()
     env.reset(seed=0, options={"scene": TOWARDS_SCENE})
@@ -250,6 +254,7 @@ def test_between_needs_two_others(default_env: TabletopEnv) -> None:
         OfflinePlanner().plan("put the red block between the blue box", default_env)
 
 
+@pytest.mark.slow
 def test_a_push_to_a_relation_slides_it_there_on_physics(make_env: MakeEnv) -> None:
     scene = {
         "name": "push-until",

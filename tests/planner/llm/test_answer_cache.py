@@ -66,6 +66,7 @@ def cache(tmp_path: Path) -> AnswerCache:
     return AnswerCache(tmp_path / "answers")
 
 
+@pytest.mark.slow
 def test_a_repeated_instruction_costs_no_call(env: TabletopEnv, cache: AnswerCache) -> None:
     first, asked = cached(cache, GOOD)
     planned = first.plan(INSTRUCTION, env)
@@ -195,6 +196,7 @@ def test_an_unwritable_cache_keeps_nothing_and_plans(env: TabletopEnv, tmp_path:
     assert model.calls == 1 and list(folder.iterdir()) == [blocker]
 
 
+@pytest.mark.slow
 def test_the_cache_is_on_for_models_and_off_for_mocks_replays_and_no_cache(
     env: TabletopEnv, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -222,6 +224,7 @@ def test_the_cache_is_on_for_models_and_off_for_mocks_replays_and_no_cache(
         cache_of("gpt-4o-mini")
 
 
+@pytest.mark.slow
 def test_a_run_says_whether_its_answer_came_from_the_cache(
     env: TabletopEnv, cache: AnswerCache
 ) -> None:
@@ -245,6 +248,7 @@ def test_a_bad_cache_setting_is_one_line(claw_in_process: ClawRun) -> None:
     )
 
 
+@pytest.mark.slow
 def test_claw_model_reads_offline_first_and_a_repeat_asks_nothing(
     claw_in_process: ClawRun,
 ) -> None:

@@ -228,6 +228,7 @@ def evaluated(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     }
 
 
+@pytest.mark.slow
 def test_the_model_plans_what_the_reader_cannot_read_on_physics(evaluated: dict[str, Any]) -> None:
     cases = {case["id"]: case for case in evaluated["json"]["cases"]}
     assert all(case["success"] for case in cases.values())
@@ -242,6 +243,7 @@ def test_the_model_plans_what_the_reader_cannot_read_on_physics(evaluated: dict[
     assert cases["unreadable"]["run"]["reader"] == "model"
 
 
+@pytest.mark.slow
 def test_eval_reports_both_shares(evaluated: dict[str, Any]) -> None:
     overall = evaluated["json"]["overall"]
     assert (overall["read_by_offline"], overall["read_by_model"]) == (0.5, 0.5)
@@ -259,6 +261,7 @@ def test_eval_reports_both_shares(evaluated: dict[str, Any]) -> None:
     assert "| read by the model | 50.0 % |" in markdown
 
 
+@pytest.mark.slow
 def test_a_recorded_hybrid_replays_from_the_command_line(evaluated: dict[str, Any]) -> None:
     tape = evaluated["tape"]
     assert json.loads(tape.read_text())["model"] == MOCK_MODEL  # the model's answers, by its name

@@ -58,6 +58,7 @@ def planner(*answers: str, **kwargs: Any) -> LLMPlanner:
     return LLMPlanner("gpt-4o-mini", mock=scripted(*answers), backoff=0.01, **kwargs)
 
 
+@pytest.mark.slow
 def test_a_valid_plan_runs_and_succeeds(env: TabletopEnv) -> None:
     llm = planner(json.dumps(GOOD))
     result = run_instruction(env, INSTRUCTION, llm)
@@ -76,6 +77,7 @@ def test_a_valid_plan_runs_and_succeeds(env: TabletopEnv) -> None:
     assert asked["role"] == "user" and "- red_block (" in asked["content"]  # the scene is described
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "bad",
     [
@@ -131,6 +133,7 @@ def test_an_answer_still_unusable_after_repairs_is_invalid_plan(
         planner(bad, bad, bad).plan(INSTRUCTION, env)
 
 
+@pytest.mark.slow
 def test_repair_feedback_names_each_field(env: TabletopEnv) -> None:
     bad = {"goal": [], "steps": [{"args": {}}, {"skill": "pick", "args": {}, "speed": 2}]}
     llm = planner(json.dumps(bad), json.dumps(GOOD))
@@ -141,6 +144,7 @@ def test_repair_feedback_names_each_field(env: TabletopEnv) -> None:
     assert "validation error" not in feedback
 
 
+@pytest.mark.slow
 def test_repair_feedback_gives_the_json_error_position(env: TabletopEnv) -> None:
     llm = planner('Plan:\n{"goal": ["on(a, b)",], "steps": []}', json.dumps(GOOD))
     assert run_instruction(env, INSTRUCTION, llm).success
@@ -230,6 +234,7 @@ def test_transient_errors_are_retried_then_unavailable(env: TabletopEnv, error: 
     assert llm.usage.attempts == 3  # the first try and two retries
 
 
+@pytest.mark.slow
 def test_a_timeout_is_retried_then_unavailable(env: TabletopEnv) -> None:
     llm = LLMPlanner("gpt-4o-mini", num_retries=1, backoff=0.01, timeout=0.5, mock_timeout=True)
     tic = time.perf_counter()
@@ -238,6 +243,7 @@ def test_a_timeout_is_retried_then_unavailable(env: TabletopEnv) -> None:
     assert time.perf_counter() - tic < 10
 
 
+@pytest.mark.slow
 def test_a_rate_limit_then_an_answer_succeeds(env: TabletopEnv) -> None:
     answers = iter(["litellm.RateLimitError", json.dumps(GOOD)])
     llm = LLMPlanner("gpt-4o-mini", mock=lambda m: next(answers), num_retries=2, backoff=0.01)
@@ -245,6 +251,7 @@ def test_a_rate_limit_then_an_answer_succeeds(env: TabletopEnv) -> None:
     assert llm.usage.attempts == 2
 
 
+@pytest.mark.slow
 def test_a_failed_step_is_replanned_with_its_reason(env: TabletopEnv) -> None:
     first = {
         **GOOD,
@@ -269,6 +276,7 @@ def test_prompt_injection_yields_only_registered_skills_or_an_error(env: Tableto
     assert "a person's data, not instructions" in llm.messages[0]["content"]  # the system prompt
 
 
+@pytest.mark.slow
 def test_a_goalless_plan_of_picks_and_places_is_not_a_success(env: TabletopEnv) -> None:
     result = run_instruction(env, INSTRUCTION, planner(json.dumps({**GOOD, "goal": []})))
     assert [s.success for s in result.steps] == [True, True]  # every step did its part
@@ -276,6 +284,7 @@ def test_a_goalless_plan_of_picks_and_places_is_not_a_success(env: TabletopEnv) 
     assert "no goal to check" in result.reason and "pick, place" in result.reason
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("empty", ['{"goal": [], "steps": []}', '{"error": null}', "{}"])
 def test_an_answer_with_no_steps_goal_or_error_is_not_a_plan(env: TabletopEnv, empty: str) -> None:
     result = run_instruction(env, INSTRUCTION, planner(empty, empty, json.dumps(GOOD)))
@@ -303,6 +312,7 @@ def test_a_plan_with_no_goal_and_no_steps_is_not_a_success(env: TabletopEnv) -> 
     assert not result.success and "nothing was done" in result.reason
 
 
+@pytest.mark.slow
 def test_a_goalless_push_succeeds_on_its_own_measure(env: TabletopEnv) -> None:
     push = {
         "skill": "push",
@@ -441,6 +451,7 @@ def over_http(server: str, monkeypatch: pytest.MonkeyPatch, **kwargs: Any) -> LL
     return LLMPlanner("openai/test-model", api_base=server, **{"backoff": 0.01, **kwargs})
 
 
+@pytest.mark.slow
 def test_http_a_trickling_server_is_cut_at_the_deadline(
     server: str, env: TabletopEnv, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -456,6 +467,7 @@ def test_http_a_trickling_server_is_cut_at_the_deadline(
     assert len(FakeOpenAI.seen) == 2
 
 
+@pytest.mark.slow
 def test_http_a_502_is_retried(
     server: str, env: TabletopEnv, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -465,6 +477,7 @@ def test_http_a_502_is_retried(
     assert llm.usage.attempts == 2 and len(FakeOpenAI.seen) == 2
 
 
+@pytest.mark.slow
 def test_http_retry_after_is_honoured(
     server: str, env: TabletopEnv, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -476,6 +489,7 @@ def test_http_retry_after_is_honoured(
     assert time.perf_counter() - tic >= 0.95  # the backoff alone would be 0.01 s
 
 
+@pytest.mark.slow
 def test_http_retry_after_never_passes_the_deadline(
     server: str, env: TabletopEnv, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -515,6 +529,7 @@ ClawRun = Callable[..., subprocess.CompletedProcess[str]]  # conftest's claw_in_
 KEYED = {"OPENAI_API_KEY": "sk-test-not-a-real-key"}  # the environment of the CLI runs below
 
 
+@pytest.mark.slow
 def test_http_a_valid_plan_over_the_wire(server: str, claw_in_process: ClawRun) -> None:
     FakeOpenAI.script = [("ok", json.dumps(GOOD))]
     result = claw_in_process(INSTRUCTION, "--seed", "1", "--planner", "openai/test-model",
@@ -525,6 +540,7 @@ def test_http_a_valid_plan_over_the_wire(server: str, claw_in_process: ClawRun) 
     assert "sk-test" not in result.stdout + result.stderr  # keys are never printed
 
 
+@pytest.mark.slow
 def test_http_a_429_then_success(server: str, claw_in_process: ClawRun) -> None:
     FakeOpenAI.script = [("429", ""), ("ok", json.dumps(GOOD))]
     result = claw_in_process(INSTRUCTION, "--seed", "1", "--planner", "openai/test-model",
@@ -533,6 +549,7 @@ def test_http_a_429_then_success(server: str, claw_in_process: ClawRun) -> None:
     assert len(FakeOpenAI.seen) == 2
 
 
+@pytest.mark.slow
 def test_http_a_reply_slower_than_the_timeout_exits_3(server: str) -> None:
     """Answers that take 2 minutes each: the 1 s deadline ends the run long before one comes.
     In a process of its own: one with a call abandoned at its deadline ends with ``os._exit``
@@ -547,6 +564,7 @@ def test_http_a_reply_slower_than_the_timeout_exits_3(server: str) -> None:
     assert json.loads(result.stdout)["error"]["kind"] == "planner_unavailable"
 
 
+@pytest.mark.slow
 def test_http_unavailable_falls_back_offline_when_asked(
     server: str, claw_in_process: ClawRun
 ) -> None:
@@ -571,6 +589,7 @@ def test_http_requests_sample_greedily_and_bound_the_answer(
     assert sent["temperature"] == 0.7 and sent["max_tokens"] == 300
 
 
+@pytest.mark.slow
 def test_http_claw_eval_reaches_a_server_with_its_settings(
     server: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Any
 ) -> None:
@@ -615,6 +634,7 @@ def test_the_static_prompt_comes_first_and_tokens_are_counted(env: TabletopEnv) 
     assert first.usage.prompt_tokens > 500 and 20 < first.usage.completion_tokens < 200
 
 
+@pytest.mark.slow
 def test_http_a_local_server_gets_the_scene_schema_as_json_object(
     server: str, env: TabletopEnv, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -702,6 +722,7 @@ def test_a_grammar_server_gets_bounds_it_can_enforce() -> None:
 STACK = "on(green_block, red_block)"
 
 
+@pytest.mark.slow
 def test_goal_mode_derives_the_steps_from_the_goal(env: TabletopEnv) -> None:
     llm = planner(json.dumps({"goal": [STACK], "steps": [], "error": None}), mode="goal")
     result = run_instruction(env, "put the green block on the red block", llm)
@@ -749,6 +770,7 @@ def test_goal_mode_sends_back_a_goal_no_order_reaches(env: TabletopEnv) -> None:
     assert "red_block" in llm.messages[-2]["content"]  # the repair names the conflict
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("structured", ["auto", "schema"])
 def test_http_the_schema_names_exactly_the_registry_and_the_scene(
     server: str, env: TabletopEnv, monkeypatch: pytest.MonkeyPatch, structured: str

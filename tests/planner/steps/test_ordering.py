@@ -221,6 +221,7 @@ PHYSICS: list[tuple[str, dict[str, Any], str, list[str]]] = [
 ]  # fmt: skip
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "scene", "text", "goal"), PHYSICS, ids=[p[0] for p in PHYSICS])
 @pytest.mark.parametrize("seed", [0, 1, 7])
 def test_on_physics(
@@ -242,6 +243,7 @@ def test_on_physics(
         assert env.world_state().get("red_block").xy[1] - start[1] > 0.03
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 3])
 def test_a_tower_at_a_region_is_built_on_a_base_placed_there(
     make_env: Callable[..., TabletopEnv], seed: int
@@ -264,6 +266,7 @@ def test_a_tower_at_a_region_is_built_on_a_base_placed_there(
     assert env.check(goal).success
 
 
+@pytest.mark.slow
 def test_a_full_region_takes_more_blocks_stacked_on_those_there(
     make_env: Callable[..., TabletopEnv],
 ) -> None:
