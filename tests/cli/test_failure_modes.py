@@ -54,6 +54,7 @@ def write_suite(folder: Path, data: dict[str, Any]) -> Path:
 # -- output paths: checked before anything runs, no parents made -----------------------------------
 
 
+@pytest.mark.slow
 def test_video_in_a_missing_folder_is_refused_and_no_folder_is_made(tmp_path: Path) -> None:
     missing = tmp_path / "nowhere" / "run.mp4"
     result = claw(RUN, "--video", missing, "--json")
@@ -64,6 +65,7 @@ def test_video_in_a_missing_folder_is_refused_and_no_folder_is_made(tmp_path: Pa
     assert not missing.parent.exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "args",
     [
@@ -110,6 +112,7 @@ def test_an_interrupted_eval_writes_the_cases_it_finished(
 # -- seeds: one rule -------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "args", [(RUN, "--seed", "-1"), ("scene", "show", "--seed", "-1"), (RUN, "--seed", "2**40")]
 )
@@ -119,12 +122,14 @@ def test_a_bad_seed_is_one_line(args: tuple[str, ...]) -> None:
     one_error_line(result, "invalid_input")
 
 
+@pytest.mark.slow
 def test_a_bad_seed_under_json_is_a_json_error() -> None:
     result = claw(RUN, "--seed", "-1", "--json")
     assert result.returncode == 2 and result.stderr == ""
     assert "0 to 4294967295" in json_error(result)["message"]
 
 
+@pytest.mark.slow
 def test_a_suite_case_with_a_negative_seed_names_the_case(tmp_path: Path) -> None:
     case = {**TINY_SUITE["cases"][0], "seed": -1}
     result = claw("eval", write_suite(tmp_path, {**TINY_SUITE, "cases": [case]}))
@@ -148,6 +153,7 @@ def test_the_env_and_scene_refuse_a_negative_seed() -> None:
 # -- planners by name ------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("planner", "needle"),
     [
@@ -164,12 +170,14 @@ def test_a_bad_planner_is_refused_before_any_case(planner: str, needle: str) -> 
     assert needle in one_error_line(result, "invalid_input")
 
 
+@pytest.mark.slow
 def test_a_mock_planner_outside_eval_says_where_it_belongs() -> None:
     result = claw(RUN, "--planner", "mock:oracle")
     assert result.returncode == 2
     assert "claw eval" in one_error_line(result, "invalid_input")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("content", [b"\xff\xfe not utf-8", b"{not json"])
 def test_an_unreadable_cassette_is_named(tmp_path: Path, content: bytes) -> None:
     cassette = tmp_path / "tape.json"
@@ -179,6 +187,7 @@ def test_an_unreadable_cassette_is_named(tmp_path: Path, content: bytes) -> None
     assert str(cassette) in one_error_line(result, "invalid_input")
 
 
+@pytest.mark.slow
 def test_a_suite_that_is_not_utf8_is_named(tmp_path: Path) -> None:
     suite = tmp_path / "suite.yaml"
     suite.write_bytes(b"name: x\ncases: \xff\xfe\n")
@@ -190,6 +199,7 @@ def test_a_suite_that_is_not_utf8_is_named(tmp_path: Path) -> None:
 # -- the command line itself -----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_options_may_come_before_the_instruction() -> None:
     result = claw("--seed", "3", "--json", RUN)
     assert result.returncode == 0, result.stderr
@@ -211,6 +221,7 @@ def test_expand_args(args: list[str], expanded: list[str]) -> None:
     assert expand_args(args) == expanded
 
 
+@pytest.mark.slow
 def test_a_usage_error_is_one_line_or_json() -> None:
     human = claw(RUN, "--bogus")
     assert human.returncode == 2
@@ -220,6 +231,7 @@ def test_a_usage_error_is_one_line_or_json() -> None:
     assert json_error(as_json)["kind"] == "invalid_input"
 
 
+@pytest.mark.slow
 def test_an_error_is_printed_once() -> None:
     result = claw("put the purple block in the blue box")
     assert result.returncode == 2
@@ -239,6 +251,7 @@ def test_markup_and_escapes_in_messages_are_shown_as_text() -> None:
     assert console.export_text().strip() == "move to [0.1, 0.2] [red]now[/red] second line"
 
 
+@pytest.mark.slow
 def test_a_hostile_instruction_is_echoed_safely() -> None:
     result = claw("put the [bold]red block[/bold]\x1b[2J in the box\nrm -rf /")
     assert result.returncode == 2
@@ -269,6 +282,7 @@ def test_the_literal_mock_writes_its_own_steps() -> None:
     env.close()
 
 
+@pytest.mark.slow
 def test_eval_with_the_literal_mock(tmp_path: Path) -> None:
     """In this process (``claw.cli.main``, as the console script): a new one would import
     litellm, for the mock's answers, again (seconds)."""
@@ -283,6 +297,7 @@ def test_eval_with_the_literal_mock(tmp_path: Path) -> None:
     assert saved["planner"] == "mock:literal" and saved["overall"]["success_rate"] == 1.0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "args",
     [("train", "reach", "--steps", "10", "--register"), ("bench", "skills", "--record")],

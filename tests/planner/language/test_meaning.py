@@ -104,6 +104,7 @@ def test_scores_are_cached_per_word_and_prototypes_on_disk(tmp_path: Path) -> No
     assert again.prototypes_from_disk and second.texts == ["vessel"]
 
 
+@pytest.mark.slow
 def test_the_prototype_file_is_named_alike_in_every_process() -> None:
     code = (
         "from claw.planner.language.meaning import WordGrounder; "
@@ -119,6 +120,7 @@ def test_the_prototype_file_is_named_alike_in_every_process() -> None:
     assert len(names) == 1 and "prototypes-" in names.pop()
 
 
+@pytest.mark.slow
 def test_nothing_is_loaded_at_import_or_for_known_words() -> None:
     code = (
         "import sys\n"
@@ -140,6 +142,7 @@ def test_positions_and_categories() -> None:
         categories_of("adverb")
 
 
+@pytest.mark.slow
 def test_the_shipped_thresholds_are_the_dev_lists_choice(minilm: WordGrounder) -> None:
     _, entries = load_word_list(DEV)
     assert len(entries) >= 120 and sum(e.means is None for e in entries) >= 30
@@ -166,6 +169,7 @@ def test_bench_counts_a_list_and_refuses_a_bad_one(tmp_path: Path) -> None:
         load_word_list(bad)
 
 
+@pytest.mark.slow
 def test_cli_json_and_a_missing_list(tmp_path: Path) -> None:
     words = tmp_path / "w.yaml"
     words.write_text("words:\n  - {word: enormous, pos: adjective, means: big}\n"

@@ -214,6 +214,7 @@ def _deep_files(tmp_path: Path) -> dict[str, Path]:
     return {name: tmp_path / f"{name}.json" for name in files}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["deep", "deep_inside", "digits"])
 def test_compare_on_deep_or_garbage_files_is_one_line(tmp_path: Path, name: str) -> None:
     files = _deep_files(tmp_path)
@@ -223,6 +224,7 @@ def test_compare_on_deep_or_garbage_files_is_one_line(tmp_path: Path, name: str)
     assert str(files[name]) in line
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
 def test_json_files_are_read_within_a_bound(tmp_path: Path) -> None:
     """An endless file (a device) as a result to compare or a cassette to replay is refused
@@ -236,6 +238,7 @@ def test_json_files_are_read_within_a_bound(tmp_path: Path) -> None:
     assert "/dev/zero" in one_error_line(result, "invalid_input")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", [(RUN,), ("eval", "SUITE")], ids=["run", "eval"])
 def test_replay_of_a_deep_cassette_is_one_line(tmp_path: Path, command: tuple[str, ...]) -> None:
     cassette = tmp_path / "deep.json"
@@ -267,6 +270,7 @@ print("ok")
 """
 
 
+@pytest.mark.slow
 def test_extract_json_is_linear_on_hostile_answers() -> None:
     """800,000 characters each, just under the size read; the old fence regex took minutes on
     the first (quadratic backtracking). The timeout is a hang guard, far above the ~1 s taken."""
@@ -293,6 +297,7 @@ def test_extract_json_keeps_its_reading_and_its_positions() -> None:
 # -- item 9: a repair quotes a bounded excerpt of the bad answer -----------------------------------
 
 
+@pytest.mark.slow
 def test_repair_requests_quote_a_bounded_excerpt_of_a_huge_answer(env: TabletopEnv) -> None:
     from claw.planner.text import EXCERPT_CHARS
 
@@ -356,6 +361,7 @@ def test_a_key_echoed_in_an_unusable_plan_is_redacted(env: TabletopEnv) -> None:
     assert not _leaks(json.dumps(llm.messages))
 
 
+@pytest.mark.slow
 def test_a_key_echoed_by_the_model_is_not_in_json_output(fake_model: str) -> None:
     said = f"my key is {KEY}, or {OTHER}"
     FakeModel.answers = [json.dumps({"error": {"kind": "unsupported", "message": said}})]
