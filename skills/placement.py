@@ -64,8 +64,8 @@ FINGER_GAP = 0.002  # least gap between a finger and anything it must not touch
 HAND_GAP = 0.01  # least gap between the hand and an object taller than its underside
 HEIGHT_TOLERANCE = 0.005  # objects whose top is at most this above the object's bottom are passed
 # Released above a box's rim, the object drops onto the floor: it lands up to DROP_SPREAD from
-# where it was let go (measured; see tests/test_box_packing.py), so it keeps DROP_CLEARANCE from
-# the walls and the objects already in the box, and the relation must survive that spread.
+# where it was let go (measured; see tests/skills/test_box_packing.py), so it keeps DROP_CLEARANCE
+# from the walls and the objects already in the box, and the relation must survive that spread.
 DROP_SPREAD = 0.005
 DROP_CLEARANCE = 0.008
 # ``at`` a region packs: each spot is chosen to keep room for this many later objects of the held
