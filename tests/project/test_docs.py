@@ -46,10 +46,6 @@ DOCUMENTS = sorted(
     key=lambda p: str(p),
 )
 
-#: Names the docs mention that are being built elsewhere, each with where: allowed while they do
-#: not exist, and a failure once they do (then this entry goes).
-PLANNED: dict[str, str] = {}
-
 #: Paths the design notes (records) name that are not this repository's: another repository's
 #: files whose first folder happens to share a name with one of ours, or ours as they were when
 #: the note was written.
@@ -334,7 +330,7 @@ def _options_problem(command: Any, path: list[str], words: list[str]) -> str | N
 
 def problem(mention: Mention) -> str | None:
     """Why ``mention`` names nothing that exists; None when it does (or is planned)."""
-    if mention.text in PLANNED or mention.text in NOT_HERE or mention.text in GROUPS:
+    if mention.text in NOT_HERE or mention.text in GROUPS:
         return None  # an entry-point group (claw.planners) is a name, not a module
     if mention.kind == "dotted":
         return None if dotted_exists(mention.text) else "no such module or attribute"
@@ -346,8 +342,6 @@ def problem(mention: Mention) -> str | None:
         return "no such file in the repository" if path_exists(mention.text) is False else None
     if mention.kind == "option":
         return None if mention.text in every_option() else "no claw command has this option"
-    if any(mention.text.startswith(name) for name in PLANNED):
-        return None
     paths = [w for w in _words(mention.text) if PATH.match(w) and w not in NOT_HERE]
     missing = [w for w in paths if path_exists(w) is False]
     return command_problem(mention.text) or (f"no such file {missing[0]}" if missing else None)
@@ -412,15 +406,3 @@ REAL = [
 def test_a_name_that_exists_passes(text: str) -> None:
     found = mentions(text)
     assert found and all(problem(m) is None for m in found), [(m, problem(m)) for m in found]
-
-
-@pytest.mark.parametrize("name", list(PLANNED))
-def test_planned_names_do_not_exist_yet(name: str) -> None:
-    """Once a planned name exists, its entry in PLANNED must go (the test then checks it)."""
-    kind = "command" if name.startswith("claw ") else "path" if "/" in name else "dotted"
-    exists = {
-        "command": lambda: command_problem(name) is None,
-        "path": lambda: bool(path_exists(name)),
-        "dotted": lambda: dotted_exists(name),
-    }[kind]()
-    assert not exists, f"{name} exists now: remove it from PLANNED"
