@@ -25,11 +25,12 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A folder the plugin distribution is installed into (on no other test's path)."""
     target, source = tmp_path_factory.mktemp("site"), tmp_path_factory.mktemp("dist")
     shutil.copytree(DIST, source, dirs_exist_ok=True)  # a build writes beside its source
-    subprocess.run(
+    built = subprocess.run(
         [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
          "--target", str(target), str(source)],
-        check=True, capture_output=True, timeout=600,
+        capture_output=True, text=True, timeout=600,
     )  # fmt: skip
+    assert built.returncode == 0, f"the plugin did not install: {built.stderr[-1500:]}"
     return target
 
 
