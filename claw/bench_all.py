@@ -16,6 +16,7 @@ from pydantic import BaseModel
 
 from claw import bench_plan as plans
 from claw.bench_plan import BENCHES, FULL, QUICK, Budget, Run
+from claw.bench_seeing import perception_runs
 from claw.bench_suites import suite_runs
 from claw.results import Entry, Results, start
 
@@ -29,7 +30,7 @@ def planned(bench: str, budget: Budget) -> list[Run]:
         "env": plans.env_runs, "skills": plans.skills_runs, "planner": plans.planner_runs,
         "words": plans.words_runs, "two-arm": plans.two_arm_runs, "library": plans.library_runs,
         "imitation": plans.imitation_runs, "policy": plans.policy_runs, "eval": suite_runs,
-        "startup": plans.startup_runs,
+        "perception": perception_runs, "startup": plans.startup_runs,
     }  # fmt: skip
     return makers[bench](budget)
 

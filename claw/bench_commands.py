@@ -1,5 +1,6 @@
 """``claw bench env|skills|two-arm|library|policy|planner|words|imitation``: speed and success
-figures (``all`` and ``startup``: :mod:`claw.bench_all_commands`)."""
+figures (``all`` and ``startup``: :mod:`claw.bench_all_commands`; ``perception``:
+:mod:`claw.bench_perception_command`)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,14 @@ from typing import Annotated
 import typer
 
 from claw.bench_all_commands import bench_all_command, bench_startup_command
-from claw.options import JsonFlag, PreferOption, seed_callback
+from claw.bench_perception_command import bench_perception_command
+from claw.options import (
+    JsonFlag,
+    PerceptionOption,
+    PreferOption,
+    SensorNoiseFlag,
+    seed_callback,
+)
 from claw.output import errors, table
 
 bench_app = typer.Typer(
@@ -17,6 +25,7 @@ bench_app = typer.Typer(
 )
 bench_app.command("all")(bench_all_command)
 bench_app.command("startup")(bench_startup_command)
+bench_app.command("perception")(bench_perception_command)
 
 
 @bench_app.command("env")
@@ -60,11 +69,14 @@ def bench_skills_command(
         ),
     ] = True,
     prefer: PreferOption = None,
+    perception: PerceptionOption = "truth",
+    sensor_noise: SensorNoiseFlag = False,
     as_json: JsonFlag = False,
 ) -> None:
     """Pick-and-place for every relation and pushes on seeded default and dense scenes, and
     multi-step tasks judged by their goal; with --prefer learned, by the learned claws (the
-    skill library's latest policies) where a skill has one."""
+    skill library's latest policies) where a skill has one; with --perception camera, the
+    skills aim at what the cameras see, every trial judged on the truth."""
     from rich.console import Console
     from rich.progress import Progress
     from rich.table import Table
@@ -74,12 +86,19 @@ def bench_skills_command(
     learned = prefer is not None and prefer.value == "learned"
     with errors(as_json):
         from claw.envs.seeding import check_seeds
+        from claw.perception.sensing import Sensing
 
         check_seeds(seed, episodes)
+        sensing = Sensing(perception=perception, sensor_noise=sensor_noise).check()
     if record:  # before the work whose figures it must store
         with errors(as_json):
             if learned:
                 raise ValueError("--record stores the controllers' figures; drop --prefer learned")
+            if sensing.perception != "truth" or sensing.sensor_noise:
+                raise ValueError(
+                    "--record stores the figures seen on the truth; drop --perception and "
+                    "--sensor-noise"
+                )
             from claw.library.storage import SkillLibrary
 
             SkillLibrary().check_writable()
@@ -97,6 +116,7 @@ def bench_skills_command(
             tasks=tasks,
             prefer=prefer.value if prefer is not None else None,
             policies=policies,
+            sensing=sensing,
         )
     if record:
         import shlex
@@ -110,7 +130,9 @@ def bench_skills_command(
     if as_json:
         print(result.model_dump_json())
         return
-    table = Table(title=f"claw bench skills: {episodes} episodes from seed {seed}")
+    seen = "" if perception == "truth" else f", seen by {perception}"
+    seen += ", sensor noise on" if sensor_noise else ""
+    table = Table(title=f"claw bench skills: {episodes} episodes from seed {seed}{seen}")
     for column in ("skill", "relation", "attempts", "success", "mean sim s", "real-time"):
         table.add_column(column, justify="left" if column in ("skill", "relation") else "right")
     for row in result.rows:

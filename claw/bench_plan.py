@@ -18,9 +18,10 @@ from claw.results import SOURCE
 
 BENCHES = (
     "env", "library", "skills", "planner", "words", "two-arm", "imitation", "policy", "eval",
-    "startup",
+    "perception", "startup",
 )  # fmt: skip
-"""What ``--only`` names, in the order they run (``eval`` includes the trust table). The library
+"""What ``--only`` names, in the order they run (``eval`` includes the trust table;
+``perception``, the camera perceiver and the suites and skills seen through it). The library
 runs early: its peak memory is the process's (``ru_maxrss``), which later benchmarks raise."""
 POLICIES = ("reach", "push", "pick_place")
 
@@ -48,6 +49,7 @@ class Budget(BaseModel):
     eval_limit: int | None = None
     """Cases run of each suite (``claw eval --limit``); ``None``: all."""
     eval_workers: int = 2
+    perception_episodes: int = 200
     startup_repeats: int = 5
 
 
@@ -70,6 +72,7 @@ QUICK = Budget(
     ],
     policy_episodes=2,
     eval_limit=2,
+    perception_episodes=2,
     startup_repeats=1,
 )
 

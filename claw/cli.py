@@ -179,9 +179,17 @@ def _exit_now(code: int) -> None:
 
 
 def _renders_nothing(args: list[str]) -> None:
-    """A run that films nothing and opens no viewer loads no OpenGL: MuJoCo's GL backend is
-    chosen when it is first imported, so it is set off before then (unless the user set one)."""
-    if args[:1] == ["run"] and not any(a.startswith(("--video", "--viewer")) for a in args):
+    """A run that films nothing, opens no viewer and sees the truth loads no OpenGL: MuJoCo's
+    GL backend is chosen when it is first imported, so it is set off before then (unless the
+    user set one)."""
+    if args[:1] != ["run"] or any(a.startswith(("--video", "--viewer")) for a in args):
+        return
+    seen = [
+        a.partition("=")[2] if "=" in a else (args[i + 1] if i + 1 < len(args) else "")
+        for i, a in enumerate(args)
+        if a.startswith("--perception")
+    ]
+    if all(value == "truth" for value in seen):
         os.environ.setdefault("MUJOCO_GL", "disable")
 
 

@@ -14,9 +14,11 @@ from claw.options import (
     LlmModeOption,
     MaxTokens,
     NoCache,
+    PerceptionOption,
     Planner,
     PreferOption,
     RayOption,
+    SensorNoiseFlag,
     Structured,
     StructuredMode,
     Temperature,
@@ -48,6 +50,7 @@ if TYPE_CHECKING:
     from claw.eval.suite import Suite
     from claw.learning.tracking import TrackerSettings
     from claw.planner.llm.completion import ModelSettings
+    from claw.runtime import Sensing
 
 EVAL_COMMANDS = ("run", "compare", "sweep")
 TAG_DELTAS = {
@@ -91,6 +94,8 @@ def eval_run(
         ),
     ] = None,
     prefer: PreferOption = None,
+    perception: PerceptionOption = "truth",
+    sensor_noise: SensorNoiseFlag = False,
     api_base: ApiBase = None,
     timeout: Timeout = DEFAULT_TIMEOUT,
     temperature: Temperature = 0.0,
@@ -178,9 +183,16 @@ def eval_run(
 
         with errors():
             SkillLibrary().check_writable()
+    from claw.runtime import Sensing
+
+    with errors():
+        from claw.perception import check_perceiver
+
+        check_perceiver(perception)
+    sensing = Sensing(perception=perception, sensor_noise=sensor_noise)
     _run(
         loaded, name, workers, json_file, report, record, choice, settings, ray, learn, selection,
-        tracking,
+        tracking, sensing,
     )  # fmt: skip
 
 
@@ -247,6 +259,7 @@ def _run(
     learn: bool = False,
     selection: Selection | None = None,
     tracking: TrackerSettings | None = None,
+    sensing: Sensing | None = None,
 ) -> None:
     import time
 
@@ -278,6 +291,7 @@ def _run(
                 settings=settings,
                 ray=ray,
                 learn=learn,
+                sensing=sensing,
             )
         except KeyboardInterrupt:
             result = suite_result(

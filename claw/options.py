@@ -64,6 +64,23 @@ PreferOption = Annotated[
         "(default: the one with the best measured success).",
     ),
 ]
+PerceptionOption = Annotated[
+    str,
+    typer.Option(
+        "--perception",
+        help="What the planner and the skills see: truth (the simulator's state), camera "
+        "(two RGB-D views and the arm's joints), or a registered perceiver. The goal is "
+        "judged on the truth either way.",
+    ),
+]
+SensorNoiseFlag = Annotated[
+    bool,
+    typer.Option(
+        "--sensor-noise",
+        help="Turn on the sensor model: depth and RGB noise, lighting, calibration error, "
+        "frames two control steps late, action noise.",
+    ),
+]
 NoCache = Annotated[
     bool,
     typer.Option(

@@ -130,6 +130,8 @@ class Page:
     def skills(self) -> str:
         parts = []
         for e in self.ok("skills"):
+            if e.name == "skills/camera":  # beside the truth in the perception section
+                continue
             rows = [
                 (r["skill"], r["relation"], f"{r['successes']}/{r['attempts']}",
                  pct(r["success_rate"]), f"{r['mean_sim_seconds']:.2f}",
@@ -139,6 +141,60 @@ class Page:
             header = ["skill", "relation", "successes", "rate", "mean sim s", "real-time"]
             parts.append(f"**{e.name.split('/')[1]}**\n\n" + table(header, rows, 2))
         return section("Skills", self.ok("skills"), "\n\n".join(parts))
+
+    def perception(self) -> str:
+        seen = self.ok("perception")
+        rows = [
+            ("sensor noise" if e.result["sensor_noise"] else "no sensor noise",
+             e.result["episodes"], pct(o["precision"]), pct(o["recall"]),
+             f"{o['position_mm']['p50']:.1f} / {o['position_mm']['p95']:.1f}",
+             f"{o['yaw_deg']['p50']:.1f} / {o['yaw_deg']['p95']:.1f}",
+             f"{o['size_mm']['p50']:.1f} / {o['size_mm']['p95']:.1f}",
+             f"{pct(o['color_accuracy'])} / {pct(o['type_accuracy'])}",
+             f"{e.result['estimate_ms']['p50']:.0f} / {e.result['first_estimate_ms']['p50']:.0f}")
+            for e in seen for o in [e.result["overall"]]
+        ]  # fmt: skip
+        header = ["camera", "layouts", "precision", "recall", "position p50 / p95 mm",
+                  "yaw p50 / p95 °", "size p50 / p95 mm", "colour / type",
+                  "ms per estimate (first of an episode)"]  # fmt: skip
+        parts = [table(header, rows)] if rows else []
+        suites = self._seen_suites()
+        if suites:
+            parts.append(suites)
+        skills = self._seen_skills()
+        if skills:
+            parts.append(skills)
+        entries = [*seen, *self.ok("seeing"), *self.ok("skills/camera")]
+        return section("Perception: through the cameras", entries, "\n\n".join(parts))
+
+    def _seen_suites(self) -> str:
+        by = {e.name: e.result for e in [*self.ok("eval"), *self.ok("seeing")]}
+        names = sorted({n.split("/")[1] for n in by if n.startswith("seeing/")})
+        rows = []
+        for name in names:
+            cells = [name]
+            for key in (f"eval/{name}/offline", f"seeing/{name}/camera",
+                        f"seeing/{name}/camera+noise"):  # fmt: skip
+                r = by.get(key)
+                cells.append(f"{r['successes']}/{r['cases']} ({pct(r['success_rate'])})" if r
+                             else "—")  # fmt: skip
+            rows.append(cells)
+        header = ["suite (offline)", "truth", "camera", "camera + sensor noise"]
+        return "**The suites, judged on the truth:**\n\n" + table(header, rows) if rows else ""
+
+    def _seen_skills(self) -> str:
+        truth = {(r["skill"], r["relation"]): r for e in self.ok("skills/controller")
+                 for r in e.result["rows"]}  # fmt: skip
+        rows = [
+            (r["skill"], r["relation"], pct(truth[key]["success_rate"]) if key in truth else "—",
+             pct(r["success_rate"]),
+             f"{100 * (r['success_rate'] - truth[key]['success_rate']):+.1f}"
+             if key in truth else "—")
+            for e in self.ok("skills/camera") for r in e.result["rows"]
+            for key in [(r["skill"], r["relation"])]
+        ]  # fmt: skip
+        header = ["skill", "relation", "truth", "camera", "points"]
+        return "**The skills, judged on the truth:**\n\n" + table(header, rows, 2) if rows else ""
 
     def two_arm(self) -> str:
         entries = self.ok("two-arm")
@@ -287,8 +343,8 @@ def render(results: Results, out: Path, img_dir: Path, source: str) -> str:
     page = Page(results, img, source)
     sections = [
         page.header(), page.startup(), page.suites(), page.trust(), page.planner(), page.env(),
-        page.skills(), page.two_arm(), page.library(), page.words(), page.policies(),
-        page.imitation(),
+        page.skills(), page.perception(), page.two_arm(), page.library(), page.words(),
+        page.policies(), page.imitation(),
     ]  # fmt: skip
     text = "\n\n".join(s for s in sections if s) + "\n"
     img_dir.mkdir(parents=True, exist_ok=True)

@@ -16,9 +16,11 @@ from claw.options import (
     MaxSteps,
     MaxTokens,
     NoCache,
+    PerceptionOption,
     Planner,
     PreferOption,
     Seed,
+    SensorNoiseFlag,
     Structured,
     StructuredMode,
     Temperature,
@@ -44,7 +46,7 @@ if TYPE_CHECKING:
     from claw.envs import TabletopEnv
     from claw.planner.base import Usage
     from claw.runtime import Planner as PlannerType
-    from claw.runtime import RunResult
+    from claw.runtime import RunResult, Sensing
 
 
 READ_BY = {"offline": "read offline", "model": "read by the model"}
@@ -199,6 +201,8 @@ def run(
     ] = None,
     viewer: Annotated[bool, typer.Option("--viewer", help="Watch in MuJoCo's viewer.")] = False,
     prefer: PreferOption = None,
+    perception: PerceptionOption = "truth",
+    sensor_noise: SensorNoiseFlag = False,
     learn: Annotated[
         bool,
         typer.Option(
@@ -235,8 +239,21 @@ def run(
         )
         chosen = make_planner(planner, fallback=fallback, settings=settings)
         choice = prefer.value if prefer is not None else None
+        from claw.runtime import Sensing
+
+        sensing = Sensing(perception=perception, sensor_noise=sensor_noise)
         result = _run(
-            instruction, scene, seed, chosen, max_replans, max_steps, video, viewer, choice, events
+            instruction,
+            scene,
+            seed,
+            chosen,
+            max_replans,
+            max_steps,
+            video,
+            viewer,
+            choice,
+            events,
+            sensing,
         )
         if learn and result.error is None:
             _learn(instruction, result, seed, scene, chosen.name, view)
@@ -273,11 +290,12 @@ def _run(
     viewer: bool,
     prefer: str | None,
     events: SoFar,
+    sensing: Sensing,
 ) -> RunResult:
     from claw.planner import MAX_PLAN_STEPS
     from claw.runtime import Session, run_instruction
 
-    with Session(scene, video=video, viewer=viewer) as session:
+    with Session(scene, video=video, viewer=viewer, sensing=sensing) as session:
         session.reset(seed)
         if events.view is not None:
             events.view.env = session.env

@@ -10,6 +10,9 @@ only when a name is asked for that no registration gave (:func:`entry_points`)::
 
     [project.entry-points."claw.skills"]
     wave = "claw_echo:Wave"            # a Skill class; the entry point's name is the skill's
+
+    [project.entry-points."claw.perceivers"]
+    owlvit = "my_package:OwlVit"       # a class or factory returning a Perceiver
 """
 
 from __future__ import annotations
@@ -24,8 +27,8 @@ from claw.common.exceptions import PluginError
 
 REFERENCE = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*")
 """A ``"module:attr"`` reference: a dotted module, a colon, a dotted attribute."""
-PLANNERS, SKILLS = "claw.planners", "claw.skills"
-GROUPS = (PLANNERS, SKILLS)
+PLANNERS, SKILLS, PERCEIVERS = "claw.planners", "claw.skills", "claw.perceivers"
+GROUPS = (PLANNERS, SKILLS, PERCEIVERS)
 """The entry-point groups claw reads."""
 OWN_DISTRIBUTION = "claw"
 """What claw's own entry points are installed as (its families are never replaced)."""

@@ -1,4 +1,5 @@
-"""Domain randomisation: object friction and mass, colour jitter, arm jitter, sensor noise."""
+"""Domain randomisation: object friction and mass, colour jitter, arm jitter, and the realism of
+the sensors (depth and RGB noise, lighting, calibration error, latency, action noise)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,36 @@ from typing import Any
 import mujoco
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+
+class SensorNoise(BaseModel):
+    """How far the cameras and the claw's commands are from perfect; the defaults are an Intel
+    RealSense D435 at 0.5-1.5 m and a calibration done by hand.
+
+    Applied by the ``camera`` perceiver (``claw.perception``) to what it sees, and by the env to
+    the claw's commands, when ``DomainRandomization.sensor_noise`` is on.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    depth_noise: float = Field(0.0015, ge=0.0, le=0.05)
+    """Standard deviation (m) of the depth error at 1 m; it grows with the square of depth."""
+    depth_step: float = Field(0.001, ge=0.0, le=0.02)
+    """Depth is quantised to this step (m) at 1 m, growing with the square of depth."""
+    edge_dropout: float = Field(0.3, ge=0.0, le=1.0)
+    """Share of the pixels at depth edges that return no depth (holes at silhouettes)."""
+    rgb_noise: float = Field(3.0, ge=0.0, le=50.0)
+    """Standard deviation of per-pixel RGB noise (0-255 levels)."""
+    lighting: float = Field(0.15, ge=0.0, le=0.5)
+    """Each frame's brightness is scaled by a factor drawn from 1 +/- this."""
+    extrinsics_position: float = Field(0.003, ge=0.0, le=0.05)
+    """Each camera's true position is off its calibration by up to this (m, per axis)."""
+    extrinsics_rotation: float = Field(1.0, ge=0.0, le=10.0)
+    """Each camera's true orientation is off its calibration by up to this (degrees, per axis)."""
+    latency_steps: int = Field(2, ge=0, le=20)
+    """Frames arrive this many control steps late."""
+    action_noise: float = Field(0.002, ge=0.0, le=0.05)
+    """Standard deviation (rad) of the noise on each commanded arm joint target."""
 
 
 class DomainRandomization(BaseModel):
@@ -29,6 +60,11 @@ class DomainRandomization(BaseModel):
     """The arm starts this far (rad, uniform per joint) from its rest pose."""
     observation_noise: float = Field(0.002, ge=0.0, le=0.1)
     """Standard deviation of Gaussian noise added to positions (m) and angles (rad) observed."""
+    sensor_noise: bool = False
+    """Turn on the sensor model (``sensor``): camera noise, calibration error, latency, action
+    noise. Off by default, also when the rest is randomised."""
+    sensor: SensorNoise = SensorNoise()
+    """The sensor model's levels, used when ``sensor_noise`` is on."""
 
     @model_validator(mode="after")
     def _ranges_ordered(self) -> DomainRandomization:
@@ -48,6 +84,19 @@ class DomainRandomization(BaseModel):
         if isinstance(value, cls):
             return value
         return cls.model_validate(value)
+
+    @classmethod
+    def sensors_only(cls, sensor: SensorNoise | None = None) -> DomainRandomization:
+        """The sensor model alone (``--sensor-noise``): objects, arm and observations exact."""
+        return cls(
+            friction_scale=(1.0, 1.0),
+            mass_scale=(1.0, 1.0),
+            color_jitter=0.0,
+            arm_jitter=0.0,
+            observation_noise=0.0,
+            sensor_noise=True,
+            sensor=sensor or SensorNoise(),
+        )
 
 
 @dataclass

@@ -219,6 +219,8 @@ class WorldState:
     """Every arm's claw by arm name (``gripper`` is the acting arm's); empty where unknown."""
     arm: str | None = None
     """The acting arm's name (``gripper``'s), where known."""
+    unseen: tuple[str, ...] = ()
+    """Objects of the scene that a perceiver could not see (absent from ``objects``)."""
 
     def __post_init__(self) -> None:
         for key, obj in self.objects.items():

@@ -25,7 +25,7 @@ from claw.envs.robot import (
 )
 from claw.envs.scene import MAX_SCENE_OBJECTS, PlacedObject, SceneSpec
 from claw.envs.seeding import check_seed
-from claw.envs.state import SETTLED_SPEED
+from claw.envs.state import SETTLED_SPEED, WorldState
 from claw.envs.tool import ToolTarget
 from claw.envs.truth import GroundTruth
 
@@ -104,6 +104,11 @@ class TabletopEnv(GroundTruth, gym.Env[dict[str, Any], np.ndarray]):
         """Wall time spent inside ``mj_step`` so far (to tell physics from control overhead)."""
         self.step_callbacks: list[Callable[[TabletopEnv], None]] = []
         """Called after every advance of the physics, by ``step`` or ``actuate``."""
+        self.episodes = 0
+        """How many resets this env has had (a perceiver restarts at each)."""
+        self.perception: Callable[[], WorldState] | None = None
+        """Where :meth:`world_state` comes from: ``None`` is the ground truth; a perceiver
+        attached by ``claw.perception.attach`` gives what the cameras see instead."""
         self._objects: tuple[ObjectModel, ...] = ()
         self.arms = ArmContext(())
         self._renderers: Renderers | None = None
@@ -226,6 +231,7 @@ class TabletopEnv(GroundTruth, gym.Env[dict[str, Any], np.ndarray]):
         if seed is not None:
             check_seed(seed)
         super().reset(seed=seed)
+        self.episodes += 1
         options = dict(options or {})
         unknown = sorted(set(options) - set(RESET_OPTIONS))
         if unknown:
@@ -363,10 +369,36 @@ class TabletopEnv(GroundTruth, gym.Env[dict[str, Any], np.ndarray]):
         (:func:`claw.envs.model.model_xml`)."""
         return model_xml(self._objects, len(self.arms.arms))
 
+    def world_state(self) -> WorldState:
+        """What the robot believes of the world: the attached perceiver's estimate, or the
+        ground truth (:meth:`true_world_state`) when no perceiver is attached."""
+        if self.perception is None:
+            return self.true_world_state()
+        return self.perception()
+
+    @property
+    def vocabulary(self) -> tuple[tuple[str, str, str], ...]:
+        """Each object's (name, type, colour): what a detector may be asked to find here (no
+        pose, no size)."""
+        return tuple((o.name, o.type, o.color) for o in self._objects)
+
+    @property
+    def sensor_noise(self) -> DomainRandomization | None:
+        """The randomisation of this episode when its sensor model is on, else ``None``."""
+        config = self._randomization
+        return config if config is not None and config.sensor_noise else None
+
+    def _command_arm(self, q: np.ndarray) -> None:
+        """Send joint targets to the arm's actuators, with the sensor model's action noise."""
+        config = self.sensor_noise
+        if config is not None and config.sensor.action_noise > 0.0:
+            q = q + self.np_random.normal(0.0, config.sensor.action_noise, size=q.shape)
+        self.data.ctrl[self.robot.arm_actuators] = q
+
     def _set_arm_targets(self, targets: np.ndarray) -> None:
         robot = self.robot
         q = np.minimum(np.maximum(targets, robot.joint_low), robot.joint_high)
-        self.data.ctrl[robot.arm_actuators] = q
+        self._command_arm(q)
         if self.arms.current == self.arms.arms[0]:  # the ee action space steers the first arm
             self._q_target = q
             self._tool = None
@@ -390,7 +422,7 @@ class TabletopEnv(GroundTruth, gym.Env[dict[str, Any], np.ndarray]):
         yaw_delta = float(action[3]) * self.max_rotation
         tool = self._steering()
         self._q_target = tool.step(measured, action[:3] * self.max_translation, yaw_delta)
-        self.data.ctrl[self.robot.arm_actuators] = self._q_target
+        self._command_arm(self._q_target)
 
     def _info(self, extra: dict[str, Any]) -> dict[str, Any]:
         info = {
@@ -401,7 +433,7 @@ class TabletopEnv(GroundTruth, gym.Env[dict[str, Any], np.ndarray]):
             **extra,
         }
         if self._goal:
-            result = evaluate_goal(self._goal, self.world_state())
+            result = evaluate_goal(self._goal, self.true_world_state())
             info["goal"] = result
             info["success"] = result.success
         return info

@@ -56,8 +56,12 @@ class GroundTruth:
         keep = [i for i, name in enumerate(self.object_names) if name not in busy]
         return speeds[keep]
 
-    def world_state(self) -> WorldState:
-        """A geometric snapshot of the objects and the claw, for predicates."""
+    def true_world_state(self) -> WorldState:
+        """The true geometric snapshot of the objects and the claw: what judges a run.
+
+        What the robot believes is :meth:`TabletopEnv.world_state`, the same unless a perceiver
+        is attached (``claw.perception``).
+        """
         data = self.data
         objects = {}
         for i, obj in enumerate(self._placed):
@@ -100,5 +104,5 @@ class GroundTruth:
         return touching
 
     def check(self, goal: Sequence[str | Predicate]) -> GoalResult:
-        """Evaluate goal predicates on the current physics state."""
-        return evaluate_goal(goal, self.world_state())
+        """Judge goal predicates on the true physics state (never on a perceiver's belief)."""
+        return evaluate_goal(goal, self.true_world_state())

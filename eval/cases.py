@@ -25,7 +25,7 @@ from claw.eval.tallies import outcome
 from claw.planner.base import Reader
 from claw.planner.llm.completion import ModelSettings
 from claw.planner.text import clean_text, redact
-from claw.runtime import Planner, Session, make_planner, run_instruction
+from claw.runtime import Planner, Sensing, Session, make_planner, run_instruction
 
 
 class CaseResult(BaseModel):
@@ -67,6 +67,9 @@ class CaseResult(BaseModel):
     """The kind of the exception that stopped this case (claw's own kind, ``internal_error``
     for any other), with its message in ``reason``; None for a case that ran to its verdict."""
     run: dict[str, Any] = Field(default_factory=dict)
+    cause: str | None = None
+    """Why a failed case failed: ``reading`` (misread or refused), ``perception`` (an object it
+    names was not where it was believed to be) or ``acting``; ``None`` on success."""
 
 
 _recording: dict[str, str] | None = None  # answers recorded in this process (--record)
@@ -109,9 +112,10 @@ def run_case(
     video: Path | None = None,
     prefer: str | None = None,
     settings: ModelSettings | None = None,
+    sensing: Sensing | None = None,
 ) -> CaseResult:
     """Run case ``index`` of ``suite`` on a fresh env and judge it (an LLM asked as
-    ``settings`` say).
+    ``settings`` say, the world seen as ``sensing`` says).
 
     With ``video`` (``.gif`` or ``.mp4``) the run is recorded at ``VIDEO_FPS`` frames per
     simulated second (``VIDEO_FRAME``: 240 x 320) and written there once it has been judged;
@@ -122,7 +126,7 @@ def run_case(
         check_video_path(video)
     tic = time.perf_counter()
     try:
-        return _run_case(suite, index, planner_spec, video, prefer, settings)
+        return _run_case(suite, index, planner_spec, video, prefer, settings, sensing)
     except Exception as exc:  # one case's failure, whatever it is, is that case's result
         return crashed(suite.cases[index], exc, time.perf_counter() - tic)
 
@@ -148,11 +152,18 @@ def _run_case(
     video: Path | None,
     prefer: str | None,
     settings: ModelSettings | None,
+    sensing: Sensing | None,
 ) -> CaseResult:
     case = suite.cases[index]
     tic = time.perf_counter()
     try:
-        session = Session(suite.scene_of(case), video=video, frame_size=VIDEO_FRAME, fps=VIDEO_FPS)
+        session = Session(
+            suite.scene_of(case),
+            video=video,
+            frame_size=VIDEO_FRAME,
+            fps=VIDEO_FPS,
+            sensing=sensing,
+        )
     except InvalidSceneError as exc:
         ok = case.accepts_error("invalid_scene")
         return CaseResult(
@@ -176,6 +187,7 @@ def _run_case(
     usage = planner.usage
     right = read_right(case, result)
     counted = outcome(case, result, right, success)
+    cause = None if success else ("reading" if not right else result.cause or "acting")
     return CaseResult(
         id=case.id,
         tags=case.tags,
@@ -198,19 +210,22 @@ def _run_case(
         sim_seconds=result.sim_seconds,
         wall_seconds=round(time.perf_counter() - tic, 3),
         run=json.loads(result.model_dump_json()),
+        cause=cause,
     )
 
 
 def worker(
-    payload: tuple[str, int, str, bool, str | None, str | None],
+    payload: tuple[str, int, str, bool, str | None, str | None, str | None],
 ) -> tuple[str, dict[str, str]]:
     """One case in a worker process (or a Ray task), from what can cross a process boundary: the
     suite as JSON, the case's index, the planner, whether to record, the implementation asked
-    for and the model settings as JSON; its result as JSON and the answers recorded."""
-    suite_json, index, planner, record, prefer, settings_json = payload
+    for, the model settings and the sensing as JSON; its result as JSON and the answers
+    recorded."""
+    suite_json, index, planner, record, prefer, settings_json, sensing_json = payload
     settings = ModelSettings.model_validate_json(settings_json) if settings_json else None
+    sensing = Sensing.model_validate_json(sensing_json) if sensing_json else None
     suite = Suite.model_validate_json(suite_json)
     answers: dict[str, str] = {}
     with recording(answers if record else None):
-        result = run_case(suite, index, planner, prefer=prefer, settings=settings)
+        result = run_case(suite, index, planner, prefer=prefer, settings=settings, sensing=sensing)
     return result.model_dump_json(), answers

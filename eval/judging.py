@@ -33,7 +33,7 @@ def judge_push(
         return False, f"expect_push names {want.object!r}, which is not in the scene", {}
     start = start_xy(env, want.object, before)
     goal = start + want.distance * np.array(DIRECTIONS[want.direction])
-    world = env.world_state()
+    world = env.true_world_state()
     final = world.get(want.object).xy
     return push_outcome(want.object, want.direction, start, final, goal, world.settled())
 
@@ -84,7 +84,7 @@ def judge(
         return True, "", 1.0
     if result.error is not None:
         return False, f"error {result.error.kind}: {result.error.message}", 0.0
-    check = evaluate_goal(case.goal or [], env.world_state(), at_radius=case.region_radius)
+    check = evaluate_goal(case.goal or [], env.true_world_state(), at_radius=case.region_radius)
     held = [r.holds for r in check.results]
     problems = [f"{r.predicate}: {r.reason}" for r in check.results if not r.holds]
     if not check.success and not problems:  # the world not at rest, or something still held

@@ -63,7 +63,7 @@ def _run_case(
     settings_json: str | None,
 ) -> CaseOutcome:
     """One case in a Ray worker, exactly as a local worker runs it."""
-    text, answers = worker((suite_json, index, planner, record, prefer, settings_json))
+    text, answers = worker((suite_json, index, planner, record, prefer, settings_json, None))
     return CaseOutcome(index=index, result_json=text, answers=answers, node=_node_id())
 
 

@@ -21,7 +21,7 @@ from claw.eval.tallies import tallies
 from claw.library import policy_source
 from claw.planner.base import READERS, Reader
 from claw.planner.llm.completion import ModelSettings
-from claw.runtime import RunResult, parse_planner
+from claw.runtime import InvalidRunError, RunResult, Sensing, parse_planner
 
 
 class SuiteResult(BaseModel):
@@ -71,6 +71,10 @@ def summarise(results: list[CaseResult]) -> dict[str, float]:
         "sim_seconds": round(sum(r.sim_seconds for r in results) / n, 3),
         "wall_seconds": round(sum(r.wall_seconds for r in results) / n, 3),
         **tallies(results),
+        **{
+            f"failed_{cause}": float(sum(r.cause == cause for r in results))
+            for cause in ("reading", "perception", "acting")
+        },
     }
 
 
@@ -84,6 +88,7 @@ def run_suite(
     settings: ModelSettings | None = None,
     ray: str | None = None,
     learn: bool = False,
+    sensing: Sensing | None = None,
 ) -> SuiteResult:
     """Every case of ``suite``, in ``workers`` processes or as Ray tasks; results in case order
     whatever ran them.
@@ -94,9 +99,15 @@ def run_suite(
     ``ray`` is a Ray address (:func:`claw.eval.ray_runner.check_address`; ``local`` starts Ray
     here with ``workers`` CPUs, or all of them when ``workers`` is 1). With ``learn``, each case
     that succeeded on physics is learned as a composite skill once all have run, in case order
-    (:func:`claw.library.learn_from_run`), whatever ran them.
+    (:func:`claw.library.learn_from_run`), whatever ran them. ``sensing`` says how the planner
+    and the skills see the world (the truth, or a perceiver; judged on the truth either way).
     """
     spec = parse_planner(planner)  # a bad name fails here, before any case runs
+    if ray is not None and sensing is not None and sensing != Sensing():
+        raise InvalidRunError(
+            "--perception and --sensor-noise run locally (with --workers); on Ray cases see "
+            "the truth: drop --ray"
+        )
     tic = time.perf_counter()
     results: list[CaseResult | None] = [None] * len(suite.cases)
     recorded: dict[str, str] = {}
@@ -120,7 +131,9 @@ def run_suite(
     elif workers <= 1:
         with recording(recorded if record is not None else None):
             for i in range(len(suite.cases)):
-                results[i] = run_case(suite, i, planner, prefer=prefer, settings=settings)
+                results[i] = run_case(
+                    suite, i, planner, prefer=prefer, settings=settings, sensing=sensing
+                )
                 if progress is not None:
                     progress(results[i])  # type: ignore[arg-type]
     else:
@@ -129,8 +142,11 @@ def run_suite(
         context = multiprocessing.get_context("fork")
         with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
             model = settings.model_dump_json() if settings is not None else None
+            seeing = sensing.model_dump_json() if sensing is not None else None
             jobs = [
-                pool.submit(worker, (payload, i, planner, record is not None, prefer, model))
+                pool.submit(
+                    worker, (payload, i, planner, record is not None, prefer, model, seeing)
+                )
                 for i in range(len(suite.cases))
             ]
             for i, job in enumerate(jobs):

@@ -13,6 +13,7 @@ A planner family is registered as Gymnasium registers envs (:func:`register_plan
 registry lives in ``claw.planner.registry`` so that the planner package registers its own.
 """
 
+from claw.perception.sensing import Sensing
 from claw.planner.base import AnswerHook, BasePlanner, Planner
 from claw.planner.registry import (
     PlannerContext,
@@ -46,6 +47,7 @@ __all__ = [
     "RunError",
     "RunResult",
     "SceneSource",
+    "Sensing",
     "Session",
     "SpecCheck",
     "StepReport",

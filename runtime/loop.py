@@ -21,10 +21,11 @@ from pydantic import BaseModel, Field, field_serializer
 
 from claw.common.exceptions import ClawError
 from claw.envs import GoalResult
-from claw.envs.predicates import Predicate
+from claw.envs.predicates import Predicate, evaluate_goal
 from claw.envs.tabletop import TabletopEnv
 from claw.library import policy_source
 from claw.library.composites import Composites
+from claw.perception.report import Cause, PerceptionReport
 from claw.planner.base import Planner, Reader
 from claw.planner.exceptions import PlanTooLongError
 from claw.planner.grounding.suggest import Suggestion
@@ -109,6 +110,13 @@ class RunResult(BaseModel):
     reading: ReadingNotes | None = None
     """What the reader changed to read the instruction (words ignored, words read as others);
     ``None`` when it read it as typed."""
+    perception: PerceptionReport | None = None
+    """What the perceiver believed against what held, per object, at the end; ``None`` when
+    the run saw the truth."""
+    cause: Cause | None = None
+    """Why a failed run failed: ``reading`` (refused or misread), ``perception`` (an object of
+    the plan or the goal was not where it was believed to be) or ``acting``; ``None`` on
+    success."""
     reason: str = Field(default="", exclude=True)
     """Why the run failed (the failed step, the goal check, or a goal-less plan); "" on success.
     Shown by ``claw "…"``; not in ``--json``, whose keys are the documented contract (each
@@ -160,6 +168,7 @@ def run_instruction(
 
     def finish() -> RunResult:
         result.sim_seconds = round(float(env.data.time) - start_sim, 3)
+        _account(result, env)
         result.wall_seconds = round(time.perf_counter() - start_wall, 3)
         return result
 
@@ -227,8 +236,7 @@ def run_instruction(
         if not plan.steps:
             break
 
-    # No physics ran since the last pass's check, if it made one: the state it judged is final.
-    notify("goal", _judge(result, check if check is not None else env.check(result.goal)))
+    notify("goal", _judge(result, _final(env, check, result.goal)))
     return finish()
 
 
@@ -242,12 +250,43 @@ def _failure_of(
     if failed is not None:
         call = f"{failed.skill}({failed.args})"
         return Failure(step=len(outcome.steps), call=call, reason=failed.reason), None
-    check = env.check(goal)
+    check = evaluate_goal(goal, env.world_state())  # what the robot sees, for the replan
     if check.success or not goal:
         return None, check
     # Every step ran, yet the goal does not hold: say so and plan again.
     reason = f"the goal does not hold: {check.reason}"
     return Failure(step=len(outcome.steps), call="the plan", reason=reason), check
+
+
+def _final(env: TabletopEnv, check: GoalResult | None, goal: list[Predicate]) -> GoalResult:
+    """The goal judged on the final state: the last pass's check where it read the truth (no
+    physics ran since), else the truth now (a perceiver's belief is never the judgement)."""
+    if check is None or env.perception is not None:
+        return env.check(goal)
+    return check
+
+
+def _account(result: RunResult, env: TabletopEnv) -> None:
+    """Add to a finished run what its perceiver believed against the truth, and why it failed."""
+    if env.perception is not None:
+        from claw.perception.link import Belief
+        from claw.perception.report import report
+
+        if isinstance(env.perception, Belief):
+            result.perception = report(env.perception, env)
+    result.cause = None if result.success else _cause(result)
+
+
+def _cause(result: RunResult) -> Cause:
+    """Why ``result`` failed: its reading, its perception of the objects it names, or acting."""
+    if result.error is not None:
+        return "reading"
+    if result.perception is not None:
+        named = {str(v) for call in result.plan for v in call.args.values()}
+        named |= {str(a) for p in result.goal for a in p.args}
+        if result.perception.misperceived(named):
+            return "perception"
+    return "acting"
 
 
 def _judge(result: RunResult, check: GoalResult) -> GoalResult:

@@ -14,11 +14,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from claw.envs.scene import SceneSpec
 from claw.envs.tabletop import TabletopEnv
 from claw.envs.video import RecordEpisode
+from claw.perception.sensing import Sensing
+
+if TYPE_CHECKING:  # imported where a run sees through a perceiver: a run on the truth needs none
+    from claw.perception import Belief
 
 SceneSource = str | Mapping[str, Any] | SceneSpec
 """A built-in scene's name or a YAML file, a scene as a mapping, or a spec."""
@@ -34,9 +38,13 @@ class Session:
         viewer: Show the run in MuJoCo's viewer (needs a display).
         frame_size: The video's frames, (height, width); the env's default without it.
         fps: Video frames per simulated second; the env's rate without it.
+        sensing: The perceiver the planner and the skills see through (``truth`` without
+            it) and whether the sensor model is on; the goal is judged on the truth either
+            way.
 
     Raises:
         InvalidSceneError: the scene cannot be built.
+        InvalidPerceptionError: an unknown perceiver.
         RuntimeError: a viewer without a display.
     """
 
@@ -48,13 +56,17 @@ class Session:
         viewer: bool = False,
         frame_size: tuple[int, int] | None = None,
         fps: float | None = None,
+        sensing: Sensing | None = None,
     ) -> None:
+        sensing = (sensing or Sensing()).check()
         render_mode = "human" if viewer else ("rgb_array" if video is not None else None)
         if frame_size is None:
             self.env = TabletopEnv(scene=scene, render_mode=render_mode)
         else:
             self.env = TabletopEnv(scene=scene, render_mode=render_mode, render_size=frame_size)
         self.video = video
+        self.reset_options = sensing.reset_options()
+        self.belief: Belief | None = sensing.attach(self.env)
         self.recorder: RecordEpisode | None = None
         if video is not None:
             try:
@@ -65,7 +77,7 @@ class Session:
 
     def reset(self, seed: int) -> None:
         """Put the scene in its start state for ``seed`` (the video starts here)."""
-        (self.recorder or self.env).reset(seed=seed)
+        (self.recorder or self.env).reset(seed=seed, options=self.reset_options)
 
     def save_video(self) -> Path | None:
         """Write the frames recorded since the reset; the video's path (``None``: no video)."""
@@ -75,7 +87,9 @@ class Session:
         return self.video
 
     def close(self) -> None:
-        """Close the env (and its recorder, its viewer)."""
+        """Close the env (and its recorder, its viewer, its perceiver)."""
+        if self.belief is not None:
+            self.belief.detach()
         (self.recorder or self.env).close()
 
     def __enter__(self) -> Session:

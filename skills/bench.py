@@ -10,16 +10,18 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, Field
 
+from claw.envs.predicates import Predicate, evaluate
 from claw.envs.regions import REGIONS
 from claw.envs.relations import find_relation, relation_names
 from claw.envs.state import WorldState
 from claw.envs.tabletop import TabletopEnv
+from claw.perception.sensing import TRUTH, Sensing
 from claw.skills.base import Skill, SkillResult
 from claw.skills.bench_tasks import TASKS, run_task
 from claw.skills.exceptions import NoPlacement
 from claw.skills.learned import PolicySkill, PolicySource
 from claw.skills.placement import find_placement
-from claw.skills.push import DIRECTIONS
+from claw.skills.push import DIRECTIONS, push_outcome
 from claw.skills.registry import get_skill, skill_implementations
 
 SCENES = ("default", "dense")
@@ -71,6 +73,8 @@ class BenchFailure(BaseModel):
 class SkillBench(BaseModel):
     episodes: int
     seed: int
+    sensing: Sensing = TRUTH
+    """How the skills saw the world; success is judged on the truth either way."""
     rows: list[dict[str, Any]]
     pick_place_real_time_factor: float
     """Simulated over wall seconds of every pick and place, rendering off, one process."""
@@ -84,16 +88,49 @@ class SkillBench(BaseModel):
     wall_seconds: float
 
 
-def _timed(skill: Skill, row: BenchRow, env: TabletopEnv, **args: Any) -> SkillResult:
+Verdict = Callable[[TabletopEnv, SkillResult], SkillResult]
+
+
+def _timed(
+    skill: Skill, row: BenchRow, env: TabletopEnv, verdict: Verdict, **args: Any
+) -> SkillResult:
     physics = env.physics_wall_seconds
     tic = time.perf_counter()
-    outcome = skill(env, **args)
+    outcome = verdict(env, skill(env, **args))
     row.wall_seconds += time.perf_counter() - tic
     row.physics_seconds += env.physics_wall_seconds - physics
     row.attempts += 1
     row.successes += outcome.success
     row.sim_seconds += outcome.sim_seconds
     return outcome
+
+
+def on_truth(predicate: Predicate) -> Verdict:
+    """The verdict of ``predicate`` on the true state: where a perceiver is attached, the
+    skill's own check read its belief, and the benchmark judges the truth."""
+
+    def verdict(env: TabletopEnv, outcome: SkillResult) -> SkillResult:
+        if env.perception is None:
+            return outcome
+        check = evaluate(predicate, env.true_world_state())
+        reason = "" if check.holds else outcome.reason or f"on the truth: {check.reason}"
+        return outcome.model_copy(update={"success": check.holds, "reason": reason})
+
+    return verdict
+
+
+def pushed_on_truth(args: dict[str, Any], start: np.ndarray) -> Verdict:
+    """The verdict of a push from ``start`` (the object's true x-y before it) on the truth."""
+
+    def verdict(env: TabletopEnv, outcome: SkillResult) -> SkillResult:
+        if env.perception is None:
+            return outcome
+        goal = start + args["distance"] * np.array(DIRECTIONS[args["direction"]])
+        final = env.true_world_state().get(args["object"]).xy
+        done, reason, _ = push_outcome(args["object"], args["direction"], start, final, goal)
+        return outcome.model_copy(update={"success": done, "reason": "" if done else reason})
+
+    return verdict
 
 
 def _of_type(world: WorldState, kind: str) -> list[str]:
@@ -106,7 +143,7 @@ def _draw_place_task(
 ) -> tuple[str, str, str | None] | None:
     """A block and a target (and a second one, for ``between``) for which a free spot exists
     (checked as if the block were held)."""
-    world = env.world_state()
+    world = env.true_world_state()
     blocks = _of_type(world, "block")
     for _ in range(DRAWS):
         obj = str(rng.choice(blocks))
@@ -134,7 +171,7 @@ def _draw_place_task(
 
 def _draw_push_task(env: TabletopEnv, rng: np.random.Generator) -> dict[str, Any] | None:
     push = get_skill("push")
-    blocks = _of_type(env.world_state(), "block")
+    blocks = _of_type(env.true_world_state(), "block")
     for _ in range(DRAWS):
         args = {
             "object": str(rng.choice(blocks)),
@@ -152,11 +189,12 @@ def _run_tasks(
     row: Callable[[str, str], BenchRow],
     failures: list[BenchFailure],
     skills: tuple[Skill[Any], Skill[Any]],
+    sensing: Sensing,
 ) -> None:
     """One episode of every multi-step task, each on its own scene sampled from the seed."""
     for name, make in TASKS.items():
         task = make(rng)
-        outcome = run_task(task, episode_seed, skills)
+        outcome = run_task(task, episode_seed, skills, sensing)
         tally = row("task", name)
         tally.attempts += 1
         tally.successes += outcome.success
@@ -192,13 +230,19 @@ def bench_skills(
     tasks: bool = True,
     prefer: str | None = None,
     policies: PolicySource | None = None,
+    sensing: Sensing = TRUTH,
 ) -> SkillBench:
     """Seeded pick-and-place trials for every relation, and pushes, on default and dense scenes;
     with ``tasks``, the multi-step tasks of :mod:`claw.skills.bench_tasks` on as many seeds
     (rows ``task``: success when every move succeeded and the goal holds at the end). With
-    ``prefer="learned"``, the learned implementations run where a skill has one."""
+    ``prefer="learned"``, the learned implementations run where a skill has one. With
+    ``sensing``, the skills see through a perceiver (and the sensor model), and every trial is
+    judged on the true state."""
     pick, place, push = (bench_skill(n, prefer, policies) for n in ("pick", "place", "push"))
     envs = {name: TabletopEnv(scene=name) for name in SCENES}
+    for env in envs.values():
+        sensing.check().attach(env)
+    options = sensing.reset_options()
     rows: dict[tuple[str, str], BenchRow] = {}
     skipped: dict[str, int] = defaultdict(int)
     failures: list[BenchFailure] = []
@@ -225,31 +269,35 @@ def bench_skills(
         env = envs[scene]
         rng = np.random.default_rng([seed, episode])
         for relation in relation_names():
-            env.reset(seed=episode_seed)
+            env.reset(seed=episode_seed, options=options)
             task = _draw_place_task(env, relation, rng)
             if task is None:
                 skipped[f"place {relation}"] += 1
                 continue
             obj, target, second = task
-            picked = _timed(pick, row("pick"), env, object=obj)
+            held = on_truth(Predicate.of("holding", obj))
+            picked = _timed(pick, row("pick"), env, held, object=obj)
             record(episode_seed, scene, picked, {"object": obj})
             if not picked.success:
                 continue
             args = {"target": target, "relation": relation}
             if second is not None:
                 args["target2"] = second
-            placed = _timed(place, row("place", relation), env, **args)
+            put = on_truth(Predicate.of(relation, obj, target, *([second] if second else [])))
+            placed = _timed(place, row("place", relation), env, put, **args)
             record(episode_seed, scene, placed, {"object": obj, **args})
-        env.reset(seed=episode_seed)
+        env.reset(seed=episode_seed, options=options)
         push_args = _draw_push_task(env, rng)
         if push_args is None:
             skipped["push"] += 1
         else:
-            pushed = _timed(push, row("push", push_args["direction"]), env, **push_args)
+            start_xy = env.true_world_state().get(push_args["object"]).xy.copy()
+            moved = pushed_on_truth(push_args, start_xy)
+            pushed = _timed(push, row("push", push_args["direction"]), env, moved, **push_args)
             record(episode_seed, scene, pushed, push_args)
         if tasks:
             rng_tasks = np.random.default_rng([seed, episode, 1])
-            _run_tasks(episode_seed, rng_tasks, row, failures, (pick, place))
+            _run_tasks(episode_seed, rng_tasks, row, failures, (pick, place), sensing)
         if progress is not None:
             progress(episode + 1)
 
@@ -263,6 +311,7 @@ def bench_skills(
     return SkillBench(
         episodes=episodes,
         seed=seed,
+        sensing=sensing,
         rows=[r.summary() for r in sorted(rows.values(), key=lambda r: (r.skill, r.relation))],
         pick_place_real_time_factor=round(sim / wall, 1) if wall else 0.0,
         physics_real_time_factor=round(sim / physics, 1) if physics else 0.0,

@@ -18,6 +18,7 @@ from pydantic import BaseModel
 
 from claw.envs.regions import REGIONS, region_anchor
 from claw.envs.tabletop import TabletopEnv
+from claw.perception.sensing import TRUTH, Sensing
 from claw.skills.base import Skill
 from claw.skills.registry import get_skill
 
@@ -145,15 +146,19 @@ def _in_order(moves: list[tuple[str, str, str]], env: TabletopEnv) -> list[tuple
 
 
 def run_task(
-    task: Task, seed: int, skills: tuple[Skill[Any], Skill[Any]] | None = None
+    task: Task,
+    seed: int,
+    skills: tuple[Skill[Any], Skill[Any]] | None = None,
+    sensing: Sensing = TRUTH,
 ) -> TaskOutcome:
-    """Do ``task`` on a fresh env reset to ``seed``: every move, then the goal on the state;
-    with the ``(pick, place)`` given, else the controllers."""
+    """Do ``task`` on a fresh env reset to ``seed``: every move, then the goal on the true
+    state; with the ``(pick, place)`` given, else the controllers; seen as ``sensing`` says."""
     env = TabletopEnv(scene=task.scene)
     pick, place = skills or (get_skill("pick"), get_skill("place"))
     tic, reason = time.perf_counter(), ""
     try:
-        env.reset(seed=seed)
+        sensing.attach(env)
+        env.reset(seed=seed, options=sensing.reset_options())
         start = float(env.data.time)
         for obj, relation, target in _in_order(task.moves, env):
             picked = pick(env, object=obj)

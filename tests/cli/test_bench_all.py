@@ -79,7 +79,7 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert result.stderr.strip() == (
         "error: invalid_input: unknown benchmark 'nonsense'; allowed: env, library, skills, "
-        "planner, words, two-arm, imitation, policy, eval, startup"
+        "planner, words, two-arm, imitation, policy, eval, perception, startup"
     )
     assert not (tmp_path / "r.json").exists()
     bad = tmp_path / "bad.json"

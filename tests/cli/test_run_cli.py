@@ -21,7 +21,7 @@ import yaml
 
 RESULT_KEYS = {"instruction", "success", "goal", "plan", "steps", "replans", "sim_seconds",
                "wall_seconds", "error", "structured", "reader", "cached", "waypoints",
-               "reading"}  # fmt: skip
+               "reading", "perception", "cause"}  # fmt: skip
 DEFAULT_COMMAND = "put the red block next to the blue box"
 COLD_START_LIMIT = 6.0  # CPU s, for the default command from a fresh interpreter
 HEAVY = ("litellm", "torch", "stable_baselines3")

@@ -1,8 +1,8 @@
 """The layering the docs state (docs/concepts/flow.md, "Rules the layers keep"): imports run CLI →
-eval / learning → runtime → planner → library → skills → envs → common; each layer has one public
-surface (``__all__``) and its own exceptions under ``ClawError``. Inside the planner, the pipeline's
-stages run one way too: language → grounding → steps → the offline planner → the LLM side → the
-registry, on a foundation of plan contracts."""
+eval / learning → runtime → planner → library → skills → perception → envs → common; each layer
+has one public surface (``__all__``) and its own exceptions under ``ClawError``. Inside the
+planner, the pipeline's stages run one way too: language → grounding → steps → the offline
+planner → the LLM side → the registry, on a foundation of plan contracts."""
 
 from __future__ import annotations
 
@@ -23,11 +23,22 @@ RANK = {
     "planner": 3,
     "library": 4,
     "skills": 5,
-    "envs": 6,
-    "common": 7,
+    "perception": 6,
+    "envs": 7,
+    "common": 8,
 }
 FOLDER = {"claw": "claw", **{name: name for name in RANK if name != "claw"}}
-PACKAGES = ("common", "envs", "skills", "library", "planner", "runtime", "eval", "learning")
+PACKAGES = (
+    "common",
+    "envs",
+    "perception",
+    "skills",
+    "library",
+    "planner",
+    "runtime",
+    "eval",
+    "learning",
+)
 
 
 def claw_imports(path: Path) -> list[tuple[int, str]]:

@@ -1,0 +1,374 @@
+"""What a robot's sensors give: RGB-D frames from calibrated cameras and the arm's own readings.
+
+:class:`Sensors` is the only part of ``claw.perception`` that touches MuJoCo, and it reads what a
+real robot has: images rendered from the scene's cameras (with each camera's intrinsics and
+its calibrated extrinsics) and the arm's joint encoders, turned into the claw's pose by the
+arm's own kinematics. It never reads an object's pose, a segmentation render or an object's
+geoms.
+
+With the sensor model on (``DomainRandomization.sensor_noise``), depth is noisy, quantised and
+has holes at edges, RGB is noisy and its lighting varies, each camera sits a few millimetres and
+a degree off its calibration, and frames arrive ``latency_steps`` control steps late.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import TYPE_CHECKING
+
+import mujoco
+import numpy as np
+from numpy.typing import NDArray
+
+from claw.envs.randomization import SensorNoise
+from claw.envs.robot import PAD_CLEARANCE, tool_yaw
+from claw.perception import noise
+
+if TYPE_CHECKING:
+    from claw.envs.tabletop import TabletopEnv
+
+DEFAULT_CAMERAS = ("front", "side")
+"""The views the ``camera`` perceiver uses unless told otherwise."""
+DEFAULT_IMAGE_SIZE = (240, 320)
+"""(height, width) of each view's images."""
+MAX_RANGE = 3.0
+"""Depth (m) beyond which a pixel returns nothing (the sky, the far floor)."""
+CLOSING_TARGET = 0.005
+"""A claw commanded to a half opening below this (m) is closing on whatever it holds."""
+ARM_ROOT = "base"
+"""The body every link of an arm hangs from (the arm's prefix before it)."""
+
+
+@dataclass(frozen=True)
+class Camera:
+    """A calibrated pinhole camera: intrinsics and the pose it is believed to have.
+
+    Attributes:
+        name: The scene camera's name.
+        height: Image rows.
+        width: Image columns.
+        fx: Focal length in pixels (columns).
+        fy: Focal length in pixels (rows).
+        cx: Principal point column.
+        cy: Principal point row.
+        position: (3,) camera centre in the world (m), as calibrated.
+        rotation: (3, 3) world-from-camera rotation, as calibrated; the camera looks along its
+            -z axis, image x to the right, image y up (MuJoCo's convention).
+    """
+
+    name: str
+    height: int
+    width: int
+    fx: float
+    fy: float
+    cx: float
+    cy: float
+    position: NDArray[np.float64]
+    rotation: NDArray[np.float64]
+
+    @property
+    def intrinsics(self) -> NDArray[np.float64]:
+        """The 3x3 intrinsic matrix K (OpenCV's convention: image y down)."""
+        return np.array([[self.fx, 0.0, self.cx], [0.0, self.fy, self.cy], [0.0, 0.0, 1.0]])
+
+    def back_project(self, depth: NDArray[np.float32]) -> NDArray[np.float32]:
+        """World points (H x W x 3) of a depth image (m along the optical axis)."""
+        rows, cols = np.indices(depth.shape, dtype=np.float32)
+        x = (cols + 0.5 - self.cx) / self.fx * depth
+        y = -(rows + 0.5 - self.cy) / self.fy * depth
+        camera_points = np.stack([x, y, -depth], axis=-1)
+        rotation = self.rotation.astype(np.float32)
+        return camera_points @ rotation.T + self.position.astype(np.float32)
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One view's images: RGB (H x W x 3, uint8) and depth (H x W, m; 0 where none)."""
+
+    camera: Camera
+    rgb: NDArray[np.uint8]
+    depth: NDArray[np.float32]
+
+
+@dataclass(frozen=True)
+class ArmReadings:
+    """What the arm knows of itself: joint encoders, the claw's opening and its command, and
+    the pose of the claw by the arm's own kinematics.
+
+    Attributes:
+        arm: The arm's name.
+        joints: The six arm joint angles (rad).
+        opening: Distance between the finger pads (m).
+        closing: Whether the claw was last commanded to close.
+        left_pad: (3,) left finger pad centre (m).
+        right_pad: (3,) right finger pad centre (m).
+        tcp: (3,) the tool point between the pads (m).
+        tcp_yaw: The claw's heading about +z (rad).
+    """
+
+    arm: str
+    joints: NDArray[np.float64]
+    opening: float
+    closing: bool
+    left_pad: NDArray[np.float64]
+    right_pad: NDArray[np.float64]
+    tcp: NDArray[np.float64]
+    tcp_yaw: float
+
+
+class ShapeKind(IntEnum):
+    """The kinds of the arm's visible shapes."""
+
+    BOX = 0
+    CYLINDER = 1
+    CAPSULE = 2
+    SPHERE = 3
+
+
+@dataclass(frozen=True)
+class SelfShape:
+    """The arms' visible shapes at the instant a frame shows, from the arms' own kinematics:
+    (N, 3) centres, (N, 3, 3) rotations, (N, 3) half sizes of their bounding boxes and (N,)
+    :class:`ShapeKind` s. Points inside are the robot, not objects (a self filter); the arm as
+    seen checks each camera's calibration."""
+
+    centres: NDArray[np.float64]
+    rotations: NDArray[np.float64]
+    half_sizes: NDArray[np.float64]
+    kinds: NDArray[np.int64]
+
+
+@dataclass(frozen=True)
+class SensorReading:
+    """Everything the sensors give at one instant: frames from each camera, every arm's
+    readings, the simulated time the frames show, and the catalogue of what may be on the
+    table (names, types, colours: the detector's vocabulary, no poses or sizes)."""
+
+    frames: tuple[Frame, ...]
+    robot: SelfShape
+    arms: dict[str, ArmReadings]
+    acting_arm: str
+    time: float
+    vocabulary: tuple[tuple[str, str, str], ...]
+    arm_log: tuple[tuple[float, dict[str, ArmReadings]], ...] = ()
+    """The arms' readings at every control step since the last reading (time, by arm)."""
+
+
+_KINDS = {
+    mujoco.mjtGeom.mjGEOM_CYLINDER: ShapeKind.CYLINDER,
+    mujoco.mjtGeom.mjGEOM_CAPSULE: ShapeKind.CAPSULE,
+    mujoco.mjtGeom.mjGEOM_SPHERE: ShapeKind.SPHERE,
+}
+
+
+def _kind(model: mujoco.MjModel, geom: int) -> ShapeKind:
+    """A geom's shape kind (anything else is taken as its bounding box)."""
+    return _KINDS.get(mujoco.mjtGeom(int(model.geom_type[geom])), ShapeKind.BOX)
+
+
+def _half_size(model: mujoco.MjModel, geom: int) -> NDArray[np.float64]:
+    """Half sizes of the box bounding a geom, in its own frame (a cylinder's or a capsule's
+    axis is its z)."""
+    size = model.geom_size[geom]
+    kind = _kind(model, geom)
+    if kind == ShapeKind.SPHERE:
+        return np.full(3, size[0])
+    if kind == ShapeKind.CYLINDER:
+        return np.array([size[0], size[0], size[1]])
+    if kind == ShapeKind.CAPSULE:
+        return np.array([size[0], size[0], size[1] + size[0]])
+    if mujoco.mjtGeom(int(model.geom_type[geom])) == mujoco.mjtGeom.mjGEOM_BOX:
+        return size.copy()
+    return np.full(3, model.geom_rbound[geom])
+
+
+class Sensors:
+    """The cameras and the arm's readings of one env, captured on demand.
+
+    Args:
+        env: The env whose cameras are read (its model and its data).
+        cameras: Scene camera names; :data:`DEFAULT_CAMERAS` without them.
+        image_size: (height, width) of each view.
+
+    Raises:
+        ValueError: an unknown camera (the message lists the scene's cameras).
+    """
+
+    def __init__(
+        self,
+        env: TabletopEnv,
+        cameras: tuple[str, ...] = DEFAULT_CAMERAS,
+        image_size: tuple[int, int] = DEFAULT_IMAGE_SIZE,
+    ) -> None:
+        model = env.model
+        known = [model.camera(i).name for i in range(model.ncam)]
+        unknown = [c for c in cameras if c not in known]
+        if unknown or not cameras:
+            raise ValueError(
+                f"unknown camera(s) {unknown or '(none given)'}; allowed: {', '.join(known)}"
+            )
+        self.env = env
+        self.model = model
+        self.names = tuple(cameras)
+        self.image_size = image_size
+        self._renderer = mujoco.Renderer(model, *image_size)
+        self._scratch = mujoco.MjData(model)
+        self._history: deque[NDArray[np.float64]] = deque(maxlen=1)
+        self._arm_log: list[tuple[float, dict[str, ArmReadings]]] = []
+        self._offsets: dict[str, tuple[NDArray[np.float64], NDArray[np.float64]]] = {}
+        self._rng = np.random.default_rng(0)
+        self._arm_geoms = self._robot_geoms()
+        env.step_callbacks.append(self._record)
+
+    def _robot_geoms(self) -> NDArray[np.int64]:
+        """The arms' visible geoms (those rendered), for the self filter."""
+        model = self.model
+        roots = [model.body(robot.prefix + ARM_ROOT).id for robot in self.env.robots.values()]
+        bodies = [b for b in range(model.nbody) if any(_has_ancestor(model, b, r) for r in roots)]
+        visible = model.geom_rgba[:, 3] > 0
+        geoms = np.flatnonzero(np.isin(model.geom_bodyid, bodies) & visible)
+        self._half_sizes = np.array([_half_size(model, int(g)) for g in geoms]).reshape(-1, 3)
+        self._kinds = np.array([_kind(model, int(g)) for g in geoms], dtype=np.int64)
+        return geoms
+
+    def serve(self, env: TabletopEnv) -> bool:
+        """Whether these sensors still read ``env`` (its model is rebuilt when its objects
+        change)."""
+        return self.env is env and self.model is env.model
+
+    # -- episode ---------------------------------------------------------------------------------
+
+    def reset(self, seed: int | None) -> None:
+        """Start an episode: draw this episode's calibration error and clear the frame queue."""
+        self._rng = np.random.default_rng(seed)
+        config = self.noise
+        latency = config.latency_steps if config is not None else 0
+        self._history = deque(maxlen=latency + 1)
+        self._arm_log = []
+        self._offsets = {}
+        if config is not None:
+            for name in self.names:
+                self._offsets[name] = noise.calibration_error(config, self._rng)
+        self._record(self.env)
+
+    @property
+    def noise(self) -> SensorNoise | None:
+        """The sensor model of this episode, when it is on."""
+        config = self.env.sensor_noise
+        return config.sensor if config is not None else None
+
+    def _record(self, env: TabletopEnv) -> None:
+        """Keep the physics state each control step shows (for late frames), and the arms'
+        readings at each step (the encoders run faster than the cameras)."""
+        self._history.append(env.data.qpos.copy())
+        self._arm_log.append((float(env.data.time), {arm: self._arm(arm) for arm in env.robots}))
+
+    # -- capture --------------------------------------------------------------------------------
+
+    def calibrated(self, name: str) -> Camera:
+        """Camera ``name`` as calibrated: its intrinsics and the pose it is believed to have."""
+        model = self.model
+        cam = model.camera(name)
+        height, width = self.image_size
+        fy = 0.5 * height / math.tan(math.radians(float(cam.fovy[0])) / 2)
+        data = self._scratch
+        _place(model, data)
+        return Camera(
+            name=name,
+            height=height,
+            width=width,
+            fx=fy,
+            fy=fy,
+            cx=width / 2,
+            cy=height / 2,
+            position=data.cam_xpos[cam.id].copy(),
+            rotation=data.cam_xmat[cam.id].reshape(3, 3).copy(),
+        )
+
+    def read(self) -> SensorReading:
+        """Capture every camera and every arm now (frames as late as the sensor model says)."""
+        env = self.env
+        if not self._history:
+            self._record(env)
+        data = self._scratch
+        data.qpos[:] = self._history[0]
+        _place(self.model, data)
+        frames = tuple(self._capture(name, data) for name in self.names)
+        geoms = self._arm_geoms
+        robot = SelfShape(
+            data.geom_xpos[geoms].copy(),
+            data.geom_xmat[geoms].reshape(-1, 3, 3).copy(),
+            self._half_sizes,
+            self._kinds,
+        )
+        arms = {arm: self._arm(arm) for arm in env.robots}
+        log, self._arm_log = tuple(self._arm_log), []
+        return SensorReading(
+            frames, robot, arms, env.arms.current, float(env.data.time), env.vocabulary, log
+        )
+
+    def _capture(self, name: str, data: mujoco.MjData) -> Frame:
+        camera = self.calibrated(name)
+        model, renderer, config = self.model, self._renderer, self.noise
+        cam = model.camera(name)
+        nominal = (model.cam_pos[cam.id].copy(), model.cam_quat[cam.id].copy())
+        if name in self._offsets:
+            shift, turn = self._offsets[name]
+            model.cam_pos[cam.id] = nominal[0] + shift
+            quat = np.empty(4)
+            mujoco.mju_mulQuat(quat, nominal[1], turn)
+            model.cam_quat[cam.id] = quat
+            _place(model, data)
+        try:
+            renderer.update_scene(data, camera=name)
+            rgb = renderer.render().copy()
+            renderer.enable_depth_rendering()
+            renderer.update_scene(data, camera=name)
+            depth = renderer.render().astype(np.float32)
+            renderer.disable_depth_rendering()
+        finally:
+            model.cam_pos[cam.id], model.cam_quat[cam.id] = nominal
+            if name in self._offsets:
+                _place(model, data)
+        depth[depth > MAX_RANGE] = 0.0
+        if config is not None:
+            rgb = noise.rgb(rgb, config, self._rng)
+            depth = noise.depth(depth, config, self._rng)
+        return Frame(camera, rgb, depth)
+
+    def _arm(self, arm: str) -> ArmReadings:
+        data = self.env.data
+        robot = self.env.robots[arm]
+        return ArmReadings(
+            arm=arm,
+            joints=data.qpos[robot.arm_qpos].copy(),
+            opening=float(data.qpos[robot.finger_qpos].sum() + PAD_CLEARANCE),
+            closing=float(data.ctrl[robot.gripper_actuator]) < CLOSING_TARGET,
+            left_pad=data.site_xpos[robot.pad_sites[0]].copy(),
+            right_pad=data.site_xpos[robot.pad_sites[1]].copy(),
+            tcp=data.site_xpos[robot.tcp_site].copy(),
+            tcp_yaw=tool_yaw(data.site_xmat[robot.tcp_site]),
+        )
+
+    def close(self) -> None:
+        """Free the renderer and stop recording the env's steps."""
+        if self._record in self.env.step_callbacks:
+            self.env.step_callbacks.remove(self._record)
+        self._renderer.close()
+
+
+def _place(model: mujoco.MjModel, data: mujoco.MjData) -> None:
+    """Pose every body, geom and camera of ``data`` from its joint positions."""
+    mujoco.mj_kinematics(model, data)
+    mujoco.mj_camlight(model, data)
+
+
+def _has_ancestor(model: mujoco.MjModel, body: int, root: int) -> bool:
+    while body > 0:
+        if body == root:
+            return True
+        body = int(model.body_parentid[body])
+    return body == root
