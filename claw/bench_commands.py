@@ -17,7 +17,7 @@ from claw.options import (
     SensorNoiseFlag,
     seed_callback,
 )
-from claw.output import errors, table
+from claw.output import errors, progress_bar, table
 
 bench_app = typer.Typer(
     help="Measure: the env's physics, the skills, the library; all of it (claw bench all).",
@@ -78,7 +78,6 @@ def bench_skills_command(
     skill library's latest policies) where a skill has one; with --perception camera, the
     skills aim at what the cameras see, every trial judged on the truth."""
     from rich.console import Console
-    from rich.progress import Progress
     from rich.table import Table
 
     from claw.skills.bench import bench_skills
@@ -106,13 +105,11 @@ def bench_skills_command(
         from claw.library import policy_source
 
         policies = policy_source() if learned else None
-    console = Console(stderr=True)
-    with errors(as_json), Progress(console=console, transient=True, disable=as_json) as bar:
-        bar_task = bar.add_task("episodes", total=episodes)
+    with errors(as_json), progress_bar("episodes", episodes, as_json) as done:
         result = bench_skills(
             episodes,
             seed,
-            progress=lambda done: bar.update(bar_task, completed=done),
+            progress=done,
             tasks=tasks,
             prefer=prefer.value if prefer is not None else None,
             policies=policies,

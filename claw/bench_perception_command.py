@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from claw.options import JsonFlag, SensorNoiseFlag, seed_callback
-from claw.output import errors
+from claw.output import errors, progress_bar
 
 
 def bench_perception_command(
@@ -36,7 +36,6 @@ def bench_perception_command(
     """Detection precision and recall, position, yaw and size errors, colour and type accuracy
     and milliseconds per estimate of the camera perceiver, against the simulator's truth."""
     from rich.console import Console
-    from rich.progress import Progress
     from rich.table import Table
 
     from claw.perception.bench import bench_perception
@@ -47,9 +46,7 @@ def bench_perception_command(
             from claw.common.outputs import check_output_file
 
             check_output_file(image, suffixes=(".png",), what="--image file")
-    console = Console(stderr=True)
-    with errors(as_json), Progress(console=console, transient=True, disable=as_json) as bar:
-        task = bar.add_task("layouts", total=episodes)
+    with errors(as_json), progress_bar("layouts", episodes, as_json) as done:
         result = bench_perception(
             scenes,
             episodes,
@@ -57,7 +54,7 @@ def bench_perception_command(
             sensor_noise=sensor_noise,
             cameras=tuple(cameras or DEFAULT_CAMERAS),
             image=image,
-            progress=lambda done: bar.update(task, completed=done),
+            progress=done,
         )
     if as_json:
         print(result.model_dump_json())

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
@@ -127,6 +127,18 @@ def error_of(exc: BaseException) -> tuple[str, str]:
         return kind, f"{exc.strerror}:{where}"
     text = str(exc)
     return kind, (text.splitlines()[0] if text.strip() else type(exc).__name__)
+
+
+@contextmanager
+def progress_bar(label: str, total: int, as_json: bool = False) -> Iterator[Callable[[int], None]]:
+    """A transient progress bar on stderr (none under ``--json``): yields the callback a long
+    benchmark calls with how many of ``total`` are done."""
+    from rich.console import Console
+    from rich.progress import Progress
+
+    with Progress(console=Console(stderr=True), transient=True, disable=as_json) as bar:
+        task = bar.add_task(label, total=total)
+        yield lambda done: bar.update(task, completed=done)
 
 
 @contextmanager

@@ -187,7 +187,7 @@ def _estimate(color: str, group: ColouredPoints) -> Detection | None:
     top = float(np.percentile(heights, 98))
     squareness = short_side / max(long_side, 1e-6)
     hollow = _hollow(xyz[:, :2], heights, centre_xy, 0.3 * long_side, top)
-    kind, kind_confidence = _kind(long_side, short_side, top, hollow)
+    kind, kind_confidence = _kind(long_side, short_side, hollow)
     if kind == "bar":
         size, height, period = long_side, catalog.BAR_WIDTH, math.pi
         shape_confidence = min(1.0, catalog.BAR_WIDTH / max(short_side, 1e-6))
@@ -226,7 +226,7 @@ def _completed(
     return centre + normal * missing / 2
 
 
-def _kind(long_side: float, short_side: float, top: float, hollow: float) -> tuple[str, float]:
+def _kind(long_side: float, short_side: float, hollow: float) -> tuple[str, float]:
     """The catalogue type that fits the shape, and how surely."""
     if long_side >= BAR_MIN_LENGTH and short_side <= 0.07:
         return "bar", min(1.0, long_side / BAR_MIN_LENGTH - 0.5)

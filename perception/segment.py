@@ -42,12 +42,6 @@ class Plane:
     normal: NDArray[np.float64]
     offset: float
 
-    def height(self, points: NDArray[np.floating]) -> NDArray[np.float32]:
-        """Signed distance (m) of points above the plane."""
-        return (points @ self.normal.astype(np.float32) + np.float32(self.offset)).astype(
-            np.float32
-        )
-
 
 @dataclass(frozen=True)
 class ColouredPoints:

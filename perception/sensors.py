@@ -221,6 +221,8 @@ class Sensors:
         self._offsets: dict[str, tuple[NDArray[np.float64], NDArray[np.float64]]] = {}
         self._rng = np.random.default_rng(0)
         self._arm_geoms = self._robot_geoms()
+        self.cameras = {name: self._calibrated(name) for name in self.names}
+        """Each view's camera as calibrated."""
         env.step_callbacks.append(self._record)
 
     def _robot_geoms(self) -> NDArray[np.int64]:
@@ -268,8 +270,9 @@ class Sensors:
 
     # -- capture --------------------------------------------------------------------------------
 
-    def calibrated(self, name: str) -> Camera:
-        """Camera ``name`` as calibrated: its intrinsics and the pose it is believed to have."""
+    def _calibrated(self, name: str) -> Camera:
+        """Camera ``name`` as calibrated: its intrinsics and the pose it is believed to have
+        (the scene's cameras are fixed to the world: found once)."""
         model = self.model
         cam = model.camera(name)
         height, width = self.image_size
@@ -311,7 +314,7 @@ class Sensors:
         )
 
     def _capture(self, name: str, data: mujoco.MjData) -> Frame:
-        camera = self.calibrated(name)
+        camera = self.cameras[name]
         model, renderer, config = self.model, self._renderer, self.noise
         cam = model.camera(name)
         nominal = (model.cam_pos[cam.id].copy(), model.cam_quat[cam.id].copy())
