@@ -55,6 +55,10 @@ class StartupBench(BaseModel):
     target_ratio: float = TARGET
     modules: int
     """Modules in ``sys.modules`` when ``claw "…"`` exits."""
+    from_source: int = 0
+    """Of those, modules compiled from source by every process: no up-to-date cached bytecode
+    (``PYTHONDONTWRITEBYTECODE`` set and stale ``__pycache__``); ``python -m compileall``
+    writes it."""
     subprocesses: int
     """Processes the first ``claw "…"`` starts itself (on a fresh ``CLAW_HOME``)."""
     subprocess_programs: list[str]
@@ -139,6 +143,7 @@ def bench_startup(
         first_run_ratio=round(medians[0] / medians[2], 3),
         cold_ratio=round(medians[1] / medians[2], 3),
         modules=census["modules"],
+        from_source=census["from_source"],
         subprocesses=len(census["starts"]),
         subprocess_programs=census["starts"],
     )
@@ -148,6 +153,12 @@ def programs(result: StartupBench) -> str:
     """The programs started, each with its count: ``git x13``."""
     counts = Counter(result.subprocess_programs)
     return ", ".join(f"{name} x{n}" for name, n in sorted(counts.items()))
+
+
+def _from_source(result: StartupBench) -> str:
+    if not result.from_source:
+        return "0 (all read from cached bytecode)"
+    return f"{result.from_source} (no up-to-date bytecode; python -m compileall writes it)"
 
 
 def describe(result: StartupBench) -> list[tuple[str, str]]:
@@ -161,6 +172,7 @@ def describe(result: StartupBench) -> list[tuple[str, str]]:
         ("cold / floor", f"{result.cold_ratio:.2f}x (target <= {result.target_ratio:g}x)"),
         ("first / floor", f"{result.first_run_ratio:.2f}x"),
         ("modules imported", str(result.modules)),
+        ("compiled from source", _from_source(result)),
         ("processes started (first run)", f"{result.subprocesses} ({programs(result) or 'none'})"),
         ("repeats", str(result.repeats)),
     ]

@@ -56,8 +56,25 @@ def _program(event: str, args: tuple[Any, ...]) -> str:
     return event.removeprefix("os.")
 
 
+def _from_source() -> int:
+    """Modules in ``sys.modules`` loaded from a source file without up-to-date cached bytecode
+    (none written, e.g. under ``PYTHONDONTWRITEBYTECODE``): every process compiles them again."""
+    count = 0
+    for module in list(sys.modules.values()):
+        spec = getattr(module, "__spec__", None)
+        source, cached = getattr(spec, "origin", None), getattr(spec, "cached", None)
+        if not (source and cached and source.endswith(".py")):
+            continue
+        try:
+            count += os.stat(cached).st_mtime < os.stat(source).st_mtime
+        except OSError:  # no cached bytecode at all
+            count += 1
+    return count
+
+
 def census(out: str, argv: list[str]) -> None:
-    """Run ``claw argv``; at exit write ``{"modules": N, "starts": [program, ...]}`` to ``out``."""
+    """Run ``claw argv``; at exit write ``{"modules": N, "from_source": M, "starts": [program,
+    ...]}`` to ``out``."""
     starts: list[str] = []
     pid = os.getpid()
 
@@ -67,7 +84,8 @@ def census(out: str, argv: list[str]) -> None:
 
     def write() -> None:
         if os.getpid() == pid:  # a forked child exiting normally writes nothing
-            Path(out).write_text(json.dumps({"modules": len(sys.modules), "starts": starts}))
+            said = {"modules": len(sys.modules), "from_source": _from_source(), "starts": starts}
+            Path(out).write_text(json.dumps(said))
 
     sys.addaudithook(hook)
     atexit.register(write)

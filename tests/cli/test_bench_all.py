@@ -136,3 +136,29 @@ def test_startup_measures_claw_against_its_floor() -> None:
     )
     assert result.first_run_ratio > 1 and result.floor_median > 0
     assert result.modules > 100 and result.subprocesses == len(result.subprocess_programs)
+
+
+def test_the_census_counts_modules_compiled_from_source(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from claw.startup_probe import _from_source
+
+    (tmp_path / "claw_fresh_module.py").write_text("X = 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    before = _from_source()
+    import claw_fresh_module  # noqa: F401
+
+    try:
+        assert _from_source() == before + 1
+    finally:
+        del sys.modules["claw_fresh_module"]
+
+
+def test_the_census_writes_its_counts(tmp_path: Path) -> None:
+    out = tmp_path / "census.json"
+    probe = [sys.executable, "-m", "claw.startup_probe", "census", str(out), "--version"]
+    done = subprocess.run(probe, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    said = json.loads(out.read_text())
+    assert said["modules"] > 10 and said["from_source"] >= 0 and said["starts"] == []
