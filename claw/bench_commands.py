@@ -168,20 +168,29 @@ def bench_planner_command(
         ),
     ] = None,
     repeats: Annotated[int, typer.Option(min=1, help="Timings per instruction (the median).")] = 5,
+    perception: PerceptionOption = "truth",
+    sensor_noise: SensorNoiseFlag = False,
     as_json: JsonFlag = False,
 ) -> None:
-    """Offline planning latency per instruction: reading, grounding, the whole plan (p50/p95)."""
+    """Offline planning latency per instruction: reading, grounding, the whole plan, and a
+    replanning step (the world perceived afresh, then planned; with --perception camera, a
+    new capture and estimate) (p50/p95)."""
     from rich.console import Console
     from rich.table import Table
 
     with errors(as_json):
         from claw.eval.bench import PHASES, bench_planner
+        from claw.perception.sensing import Sensing
 
-        result = bench_planner(suites, repeats=repeats)
+        sensing = Sensing(perception=perception, sensor_noise=sensor_noise)
+        result = bench_planner(suites, repeats=repeats, sensing=sensing)
     if as_json:
         print(result.model_dump_json())
         return
-    table = Table(title=f"claw bench planner: median of {repeats} timings per instruction")
+    seen = "" if perception == "truth" else f", seen by {perception}"
+    seen += ", sensor noise on" if sensor_noise else ""
+    title = f"claw bench planner: median of {repeats} timings per instruction{seen}"
+    table = Table(title=title)
     for column in ("suite", "instructions (refused)", "phase", "p50 ms", "p95 ms", "max ms"):
         table.add_column(column, justify="right" if column.endswith("ms") else "left")
     for row in [*result.suites, result.overall]:

@@ -1,7 +1,8 @@
 """``claw bench all``'s perception: the camera perceiver against the truth
-(``claw bench perception``, without and with the sensor model), and the suites and skills run
+(``claw bench perception``, without and with the sensor model), the suites and skills run
 through the cameras (``claw eval … --perception camera``, ``claw bench skills --perception
-camera``), each judged on the truth."""
+camera``), each judged on the truth, and the replanning steps' latency through them
+(``claw bench planner --perception camera``)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from claw.bench_suites import figures
 
 SEEING_SUITES = ("basic", "cap", "benchmarks")
 """The suites run through the cameras, beside their runs on the truth."""
+REPLANNING_SUITE = "basic"
+"""The suite whose instructions time a replanning step through the cameras."""
 SENSINGS = (("camera", False), ("camera", True))
 """(perceiver, sensor model) of each run through the cameras."""
 
@@ -33,6 +36,7 @@ def perception_runs(b: Budget) -> list[Run]:
     # rendered (EGL) hangs; the perceiver benchmarks render here, last.
     runs = [_suite_run(name, p, noise, b) for name in SEEING_SUITES for p, noise in SENSINGS]
     runs.append(_skills_run(b))
+    runs += [_replanning_run(p, noise, b) for p, noise in SENSINGS]
     runs += [
         Run(f"perception/{'noise' if noise else 'none'}", "perception",
             command("bench", "perception", "--episodes", b.perception_episodes,
@@ -75,3 +79,16 @@ def _skills_run(b: Budget) -> Run:
     line = command("bench", "skills", "--episodes", episodes, "--perception", "camera")
     call = partial(bench_skills, episodes, 0, sensing=Sensing(perception="camera"))
     return Run("skills/camera", "perception", line, call)
+
+
+def _replanning_run(perception: str, noise: bool, b: Budget) -> Run:
+    from claw.eval.bench import bench_planner
+    from claw.eval.suite import SUITES_DIR
+    from claw.perception.sensing import Sensing
+
+    path = str(SUITES_DIR / f"{REPLANNING_SUITE}.yaml")
+    line = command("bench", "planner", "--suite", shown(path), "--repeats", b.planner_repeats,
+                   *_flags(perception, noise))  # fmt: skip
+    sensing = Sensing(perception=perception, sensor_noise=noise)
+    call = partial(bench_planner, [path], b.planner_repeats, sensing)
+    return Run(f"replanning/{_label(perception, noise)}", "planner", line, call)

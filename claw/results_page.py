@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -34,6 +34,11 @@ def table(header: Sequence[str], rows: Table, right_from: int = 1) -> str:
 
 def pct(rate: float) -> str:
     return f"{100 * rate:.1f} %"
+
+
+def _p50_p95(times: Mapping[str, float] | None) -> str:
+    """A phase's ``p50 / p95`` (ms); a dash for a phase the file did not measure."""
+    return "—" if times is None else f"{times['p50_ms']:.1f} / {times['p95_ms']:.1f}"
 
 
 def mm(metres: float | None) -> str:
@@ -164,7 +169,10 @@ class Page:
         skills = self._seen_skills()
         if skills:
             parts.append(skills)
-        entries = [*seen, *self.ok("seeing"), *self.ok("skills/camera")]
+        replanning = self._replanning()
+        if replanning:
+            parts.append(replanning)
+        entries = [*seen, *self.ok("seeing"), *self.ok("skills/camera"), *self.ok("replanning")]
         return section("Perception: through the cameras", entries, "\n\n".join(parts))
 
     def _seen_suites(self) -> str:
@@ -181,6 +189,17 @@ class Page:
             rows.append(cells)
         header = ["suite (offline)", "truth", "camera", "camera + sensor noise"]
         return "**The suites, judged on the truth:**\n\n" + table(header, rows) if rows else ""
+
+    def _replanning(self) -> str:
+        rows = [
+            (e.name.split("/")[1], result["overall"]["instructions"],
+             *(f"{result['overall']['phases'][p]['p50_ms']:.0f} / "
+               f"{result['overall']['phases'][p]['p95_ms']:.0f}" for p in ("plan", "replan")))
+            for e in self.ok("replanning") for result in [e.result]
+        ]  # fmt: skip
+        header = ["seen by", "instructions", "plan on a perceived world p50 / p95 ms",
+                  "replanning step (perceive + plan) p50 / p95 ms"]  # fmt: skip
+        return "**Replanning steps through the cameras:**\n\n" + table(header, rows) if rows else ""
 
     def _seen_skills(self) -> str:
         truth = {(r["skill"], r["relation"]): r for e in self.ok("skills/controller")
@@ -227,13 +246,14 @@ class Page:
         result = entries[0].result
         rows = [
             (s["suite"], f"{s['instructions']} ({s['refused']})",
-             *(f"{s['phases'][p]['p50_ms']:.1f} / {s['phases'][p]['p95_ms']:.1f}"
-               for p in ("parse", "plan")), f"{s['parses_per_clause']:.1f}")
+             *(_p50_p95(s["phases"].get(p)) for p in ("parse", "plan", "replan")),
+             f"{s['parses_per_clause']:.1f}")
             for s in [*result["suites"], result["overall"]]
         ]  # fmt: skip
         self.plots["planner_latency.png"] = partial(plot_latency, result)
         header = ["suite", "instructions (refused)", "reading p50 / p95 ms",
-                  "whole plan p50 / p95 ms", "lark searches / clause"]  # fmt: skip
+                  "whole plan p50 / p95 ms", "replanning step p50 / p95 ms",
+                  "lark searches / clause"]  # fmt: skip
         body = (f"{table(header, rows)}\n\nFirst plan of the process: "
                 f"{result['first_plan_ms']:.1f} ms.\n\n"
                 f"![planner latency]({self.img}/planner_latency.png)")  # fmt: skip

@@ -73,3 +73,27 @@ def test_cli_json_and_a_missing_suite(tmp_path: Path) -> None:
     assert (
         missing.stderr.strip() == f"error: invalid_suite: suite file {tmp_path}/none.yaml not found"
     )
+
+
+def test_a_replanning_step_perceives_afresh(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from claw.perception.camera import CameraPerceiver
+    from claw.perception.sensing import Sensing
+
+    estimates: list[float] = []
+    perceive = CameraPerceiver.perceive
+
+    def counted(self: CameraPerceiver, env: object) -> object:
+        estimates.append(env.data.time)  # type: ignore[attr-defined]
+        return perceive(self, env)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(CameraPerceiver, "perceive", counted)
+    sensing = Sensing(perception="camera")
+    result = bench_planner([str(write_suite(tmp_path))], repeats=2, sensing=sensing)
+    assert result.perception == "camera" and not result.sensor_noise
+    # each case: the world as reset, then one estimate per replanning step, a control period
+    # later each (the first case once more: the process's first plan); planning again at the
+    # same instant estimates nothing new
+    periods = [round(t / estimates[1]) for t in estimates]
+    assert periods == [0, 1, 2, 3, 0, 1, 2, 0, 1, 2]
