@@ -163,7 +163,7 @@ class Page:
                   "yaw p50 / p95 °", "size p50 / p95 mm", "colour / type",
                   "ms per estimate (first of an episode)"]  # fmt: skip
         parts = [table(header, rows)] if rows else []
-        suites = self._seen_suites()
+        suites = self.seen_suites()
         if suites:
             parts.append(suites)
         skills = self._seen_skills()
@@ -175,7 +175,8 @@ class Page:
         entries = [*seen, *self.ok("seeing"), *self.ok("skills/camera"), *self.ok("replanning")]
         return section("Perception: through the cameras", entries, "\n\n".join(parts))
 
-    def _seen_suites(self) -> str:
+    def seen_suites(self) -> str:
+        """The suites planned offline on the truth and through the cameras, judged on the truth."""
         by = {e.name: e.result for e in [*self.ok("eval"), *self.ok("seeing")]}
         names = sorted({n.split("/")[1] for n in by if n.startswith("seeing/")})
         rows = []
@@ -377,15 +378,44 @@ def render(results: Results, out: Path, img_dir: Path, source: str) -> str:
     return text
 
 
+README_START = "<!-- measured: rendered from docs/results.json by scripts/results_page.py -->"
+README_END = "<!-- /measured -->"
+"""The README's block of figures lies between these lines; the script rewrites it."""
+
+
+def readme_block(results: Results) -> str:
+    """The README's figures: the suites judged on the truth, planned on the truth and seen
+    through the cameras (without and with the sensor model)."""
+    suites = Page(results, "", "").seen_suites()
+    commit = (results.commit.sha or "unknown")[:12]
+    said = f"From `claw bench all` at {commit} on {results.date[:10]}: [results](docs/results.md)."
+    return "\n\n".join(part for part in (suites, said) if part)
+
+
+def write_readme(results: Results, readme: Path) -> bool:
+    """Rewrite ``readme``'s block of figures (between :data:`README_START` and
+    :data:`README_END`); whether it has one."""
+    text = readme.read_text()
+    start, end = text.find(README_START), text.find(README_END)
+    if start < 0 or end < start:
+        return False
+    block = f"{README_START}\n{readme_block(results)}\n{README_END}"
+    readme.write_text(text[:start] + block + text[end + len(README_END) :])
+    return True
+
+
 def main(argv: list[str]) -> int:
-    """``scripts/results_page.py RESULTS.json [--out FILE] [--img DIR]``: 0, or 2 for a file
-    that is not a results file (one line on stderr)."""
+    """``scripts/results_page.py RESULTS.json [--out FILE] [--img DIR] [--readme FILE]``: 0, or
+    2 for a file that is not a results file (one line on stderr)."""
     parser = argparse.ArgumentParser(
         prog="results_page.py", description="Render the results page from claw bench all's file."
     )
     parser.add_argument("results", type=Path, help="a claw bench all --json file")
     parser.add_argument("--out", type=Path, default=Path("docs/results.md"))
     parser.add_argument("--img", type=Path, default=None, help="default: img/results by --out")
+    parser.add_argument(
+        "--readme", type=Path, default=Path("README.md"), help="whose block of figures to rewrite"
+    )
     args = parser.parse_args(argv)
     try:
         results = load_results(args.results)
@@ -396,4 +426,6 @@ def main(argv: list[str]) -> int:
     img = args.img if args.img is not None else args.out.parent / "img" / "results"
     render(results, args.out, img, args.results.as_posix())
     print(f"wrote {args.out} and its plots in {img}")
+    if args.readme.is_file() and write_readme(results, args.readme):
+        print(f"rewrote the figures of {args.readme}")
     return 0

@@ -3,9 +3,10 @@
 Usage::
 
     python scripts/results_page.py docs/results.json [--out docs/results.md] [--img DIR]
+        [--readme README.md]
 
-The page and plots are never typed by hand: every figure comes from the file
-(:mod:`claw.results_page`). A file that is not a results file: one line, exit 2.
+The page, its plots and the README's block of figures are never typed by hand: every figure
+comes from the file (:mod:`claw.results_page`). A file that is not a results file: one line, exit 2.
 """
 
 from __future__ import annotations

@@ -162,3 +162,18 @@ def test_the_census_writes_its_counts(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     said = json.loads(out.read_text())
     assert said["modules"] > 10 and said["from_source"] >= 0 and said["starts"] == []
+
+
+def test_the_readme_block_is_rewritten_and_the_rest_kept(tmp_path: Path) -> None:
+    from claw.results_page import README_END, README_START, readme_block, write_readme
+
+    results = load_results(FIXTURE)
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# title\n\n{README_START}\nold figures\n{README_END}\n\nmore\n")
+    assert write_readme(results, readme)
+    assert readme.read_text() == (
+        f"# title\n\n{README_START}\n{readme_block(results)}\n{README_END}\n\nmore\n"
+    )
+    plain = tmp_path / "PLAIN.md"
+    plain.write_text("# nothing to rewrite\n")
+    assert not write_readme(results, plain) and plain.read_text() == "# nothing to rewrite\n"

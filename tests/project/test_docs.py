@@ -406,3 +406,12 @@ REAL = [
 def test_a_name_that_exists_passes(text: str) -> None:
     found = mentions(text)
     assert found and all(problem(m) is None for m in found), [(m, problem(m)) for m in found]
+
+
+def test_the_readme_figures_are_rendered_from_the_results_file() -> None:
+    from claw.results import load_results
+    from claw.results_page import README_END, README_START, readme_block
+
+    readme = (ROOT / "README.md").read_text()
+    block = readme[readme.index(README_START) + len(README_START) : readme.index(README_END)]
+    assert block.strip() == readme_block(load_results(ROOT / "docs" / "results.json")).strip()
