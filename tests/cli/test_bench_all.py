@@ -174,6 +174,6 @@ def test_the_readme_block_is_rewritten_and_the_rest_kept(tmp_path: Path) -> None
     assert readme.read_text() == (
         f"# title\n\n{README_START}\n{readme_block(results)}\n{README_END}\n\nmore\n"
     )
-    plain = tmp_path / "PLAIN.md"
+    plain = tmp_path / "page.md"
     plain.write_text("# nothing to rewrite\n")
     assert not write_readme(results, plain) and plain.read_text() == "# nothing to rewrite\n"
