@@ -1,5 +1,5 @@
-"""``claw bench env|skills|two-arm|library|policy|planner|words|imitation``: speed and success
-figures (``all`` and ``startup``: :mod:`claw.bench_all_commands`; ``perception``:
+"""``claw bench env|observations|skills|two-arm|library|policy|planner|words|imitation``:
+speed and success figures (``all`` and ``startup``: :mod:`claw.bench_all_commands`; ``perception``:
 :mod:`claw.bench_perception_command`)."""
 
 from __future__ import annotations
@@ -47,6 +47,37 @@ def bench_env_command(
         print(result.model_dump_json())
     else:
         table("claw bench env", describe(result))
+
+
+@bench_app.command("observations")
+def bench_observations_command(
+    task: Annotated[str, typer.Option(help="reach, push or pick_place.")] = "pick_place",
+    steps: Annotated[int, typer.Option(min=10, help="Env steps per timing run.")] = 200,
+    views: Annotated[
+        str, typer.Option(metavar="VIEW[,VIEW]", help="Cameras: wrist, front, front@tool, …")
+    ] = "wrist,front@tool",
+    size: Annotated[int, typer.Option(min=16, help="Image height and width (pixels).")] = 84,
+    frame_stack: Annotated[int, typer.Option(min=1, help="Frames per observation.")] = 1,
+    sensor_noise: SensorNoiseFlag = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """What each observation mode of a training env (state, depth, rgbd, state+…) costs per
+    step, on the same random actions."""
+    with errors(as_json):
+        from claw.envs.bench_observations import bench_observations, describe
+
+        result = bench_observations(
+            task=task,
+            steps=steps,
+            views=tuple(v.strip() for v in views.split(",") if v.strip()),
+            image_size=(size, size),
+            frame_stack=frame_stack,
+            sensor_noise=sensor_noise,
+        )
+    if as_json:
+        print(result.model_dump_json())
+    else:
+        table("claw bench observations", describe(result))
 
 
 @bench_app.command("skills")

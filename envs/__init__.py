@@ -63,9 +63,9 @@ PICK_PLACE_ID = "claw/PickAndPlace-v0"
 # id, entry point, kwargs, episode length
 _ENVS: tuple[tuple[str, str, dict[str, str], int], ...] = (
     (TABLETOP_ID, "claw.envs.tabletop:TabletopEnv", {}, 500),
-    (REACH_ID, "claw.envs.goal:GoalEnv", {"task": "reach"}, 50),
-    (PUSH_ID, "claw.envs.goal:GoalEnv", {"task": "push"}, 80),
-    (PICK_PLACE_ID, "claw.envs.goal:GoalEnv", {"task": "pick_place"}, 60),
+    (REACH_ID, "claw.envs.goal:make_task_env", {"task": "reach"}, 50),
+    (PUSH_ID, "claw.envs.goal:make_task_env", {"task": "push"}, 80),
+    (PICK_PLACE_ID, "claw.envs.goal:make_task_env", {"task": "pick_place"}, 60),
 )
 for env_id, entry_point, kwargs, steps in _ENVS:
     if env_id not in registry:

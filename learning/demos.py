@@ -26,7 +26,7 @@ import numpy as np
 from pydantic import BaseModel
 
 import claw.envs  # noqa: F401  (registers the training envs)
-from claw.envs.goal import GoalEnv
+from claw.envs.goal import TaskEnv
 from claw.envs.seeding import check_seeds
 from claw.envs.tasks import TASKS, GoalObservation
 from claw.learning.datasets import (
@@ -85,7 +85,7 @@ def expert_episode(env: gym.Env, seed: int) -> tuple[dict[str, Any], bool]:
     """One episode of the task's expert from ``env.reset(seed=seed)``: its arrays (Minari's
     episode layout, observations and infos one longer than actions) and whether it succeeded."""
     goal_env = env.unwrapped
-    assert isinstance(goal_env, GoalEnv)
+    assert isinstance(goal_env, TaskEnv)
     obs, info = env.reset(seed=seed)
     drawn = _drawn(info)
     observations, actions, rewards, terminations, truncations = [obs], [], [], [], []

@@ -10,7 +10,7 @@ import gymnasium as gym
 import numpy as np
 
 import claw.envs  # noqa: F401  (registers the training envs)
-from claw.envs.goal import GoalEnv
+from claw.envs.goal import TaskEnv
 from claw.skills.policy import PolicyNetwork
 
 EVALUATION_SEED = 1_000_000  # evaluation episodes draw seeds from here on, apart from training's
@@ -59,7 +59,7 @@ def evaluate_policy(
         rewards.append(total)
     env.close()
     goal_env = env.unwrapped
-    if not isinstance(goal_env, GoalEnv):
+    if not isinstance(goal_env, TaskEnv):
         raise TypeError(f"{config.env_id} is not a goal env: it has no success threshold")
     d = np.array(distances)
     return {

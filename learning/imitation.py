@@ -38,7 +38,7 @@ from stable_baselines3.common.utils import set_random_seed
 from stable_baselines3.common.vec_env import VecNormalize
 
 from claw.common.files import atomic_write
-from claw.envs.goal import GoalEnv
+from claw.envs.goal import TaskEnv
 from claw.envs.tasks import GoalObservation
 from claw.learning.config import TrainConfig
 from claw.learning.evaluate import evaluate_policy
@@ -169,7 +169,7 @@ def dagger_rollouts(
     """The learner acts for ``episodes`` episodes; the expert labels every state it reaches.
     Returns the labelled pairs and the learner's success rate on these episodes."""
     goal_env = env.unwrapped
-    assert isinstance(goal_env, GoalEnv)
+    assert isinstance(goal_env, TaskEnv)
     observations: dict[str, list[np.ndarray]] = {}
     labels, successes = [], 0
     for i in range(episodes):

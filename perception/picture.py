@@ -10,11 +10,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from claw.envs import objects as catalog
+from claw.envs.cameras import Camera
 from claw.envs.objects import COLOR_RGBA, COLORS
 from claw.perception.calibration import Correction
 from claw.perception.estimate import Detection
 from claw.perception.segment import View
-from claw.perception.sensors import Camera, Frame, SensorReading
+from claw.perception.sensors import Frame, SensorReading
 
 _EDGES = (
     (0, 1),

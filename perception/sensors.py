@@ -13,8 +13,6 @@ a degree off its calibration, and frames arrive ``latency_steps`` control steps 
 
 from __future__ import annotations
 
-import math
-from collections import deque
 from dataclasses import dataclass
 from enum import IntEnum
 from typing import TYPE_CHECKING
@@ -23,9 +21,9 @@ import mujoco
 import numpy as np
 from numpy.typing import NDArray
 
+from claw.envs.cameras import Camera, CameraRig, place
 from claw.envs.randomization import SensorNoise
 from claw.envs.robot import PAD_CLEARANCE, tool_yaw
-from claw.perception import noise
 
 if TYPE_CHECKING:
     from claw.envs.tabletop import TabletopEnv
@@ -34,54 +32,10 @@ DEFAULT_CAMERAS = ("front", "side")
 """The views the ``camera`` perceiver uses unless told otherwise."""
 DEFAULT_IMAGE_SIZE = (240, 320)
 """(height, width) of each view's images."""
-MAX_RANGE = 3.0
-"""Depth (m) beyond which a pixel returns nothing (the sky, the far floor)."""
 CLOSING_TARGET = 0.005
 """A claw commanded to a half opening below this (m) is closing on whatever it holds."""
 ARM_ROOT = "base"
 """The body every link of an arm hangs from (the arm's prefix before it)."""
-
-
-@dataclass(frozen=True)
-class Camera:
-    """A calibrated pinhole camera: intrinsics and the pose it is believed to have.
-
-    Attributes:
-        name: The scene camera's name.
-        height: Image rows.
-        width: Image columns.
-        fx: Focal length in pixels (columns).
-        fy: Focal length in pixels (rows).
-        cx: Principal point column.
-        cy: Principal point row.
-        position: (3,) camera centre in the world (m), as calibrated.
-        rotation: (3, 3) world-from-camera rotation, as calibrated; the camera looks along its
-            -z axis, image x to the right, image y up (MuJoCo's convention).
-    """
-
-    name: str
-    height: int
-    width: int
-    fx: float
-    fy: float
-    cx: float
-    cy: float
-    position: NDArray[np.float64]
-    rotation: NDArray[np.float64]
-
-    @property
-    def intrinsics(self) -> NDArray[np.float64]:
-        """The 3x3 intrinsic matrix K (OpenCV's convention: image y down)."""
-        return np.array([[self.fx, 0.0, self.cx], [0.0, self.fy, self.cy], [0.0, 0.0, 1.0]])
-
-    def back_project(self, depth: NDArray[np.float32]) -> NDArray[np.float32]:
-        """World points (H x W x 3) of a depth image (m along the optical axis)."""
-        rows, cols = np.indices(depth.shape, dtype=np.float32)
-        x = (cols + 0.5 - self.cx) / self.fx * depth
-        y = -(rows + 0.5 - self.cy) / self.fy * depth
-        camera_points = np.stack([x, y, -depth], axis=-1)
-        rotation = self.rotation.astype(np.float32)
-        return camera_points @ rotation.T + self.position.astype(np.float32)
 
 
 @dataclass(frozen=True)
@@ -204,24 +158,16 @@ class Sensors:
         image_size: tuple[int, int] = DEFAULT_IMAGE_SIZE,
     ) -> None:
         model = env.model
-        known = [model.camera(i).name for i in range(model.ncam)]
-        unknown = [c for c in cameras if c not in known]
-        if unknown or not cameras:
-            raise ValueError(
-                f"unknown camera(s) {unknown or '(none given)'}; allowed: {', '.join(known)}"
-            )
+        self.rig = CameraRig(model, tuple(cameras), image_size)
         self.env = env
         self.model = model
         self.names = tuple(cameras)
         self.image_size = image_size
-        self._renderer = mujoco.Renderer(model, *image_size)
-        self._scratch = mujoco.MjData(model)
-        self._history: deque[NDArray[np.float64]] = deque(maxlen=1)
         self._arm_log: list[tuple[float, dict[str, ArmReadings]]] = []
-        self._offsets: dict[str, tuple[NDArray[np.float64], NDArray[np.float64]]] = {}
-        self._rng = np.random.default_rng(0)
         self._arm_geoms = self._robot_geoms()
-        self.cameras = {name: self._calibrated(name) for name in self.names}
+        calibration = mujoco.MjData(model)  # the scene's cameras are fixed to the world
+        place(model, calibration)
+        self.cameras = {name: self.rig.camera(name, calibration) for name in self.names}
         """Each view's camera as calibrated."""
         env.step_callbacks.append(self._record)
 
@@ -245,15 +191,8 @@ class Sensors:
 
     def reset(self, seed: int | None) -> None:
         """Start an episode: draw this episode's calibration error and clear the frame queue."""
-        self._rng = np.random.default_rng(seed)
-        config = self.noise
-        latency = config.latency_steps if config is not None else 0
-        self._history = deque(maxlen=latency + 1)
+        self.rig.reset(seed, self.noise)
         self._arm_log = []
-        self._offsets = {}
-        if config is not None:
-            for name in self.names:
-                self._offsets[name] = noise.calibration_error(config, self._rng)
         self._record(self.env)
 
     @property
@@ -265,41 +204,17 @@ class Sensors:
     def _record(self, env: TabletopEnv) -> None:
         """Keep the physics state each control step shows (for late frames), and the arms'
         readings at each step (the encoders run faster than the cameras)."""
-        self._history.append(env.data.qpos.copy())
+        self.rig.record(env.data.qpos)
         self._arm_log.append((float(env.data.time), {arm: self._arm(arm) for arm in env.robots}))
 
     # -- capture --------------------------------------------------------------------------------
 
-    def _calibrated(self, name: str) -> Camera:
-        """Camera ``name`` as calibrated: its intrinsics and the pose it is believed to have
-        (the scene's cameras are fixed to the world: found once)."""
-        model = self.model
-        cam = model.camera(name)
-        height, width = self.image_size
-        fy = 0.5 * height / math.tan(math.radians(float(cam.fovy[0])) / 2)
-        data = self._scratch
-        _place(model, data)
-        return Camera(
-            name=name,
-            height=height,
-            width=width,
-            fx=fy,
-            fy=fy,
-            cx=width / 2,
-            cy=height / 2,
-            position=data.cam_xpos[cam.id].copy(),
-            rotation=data.cam_xmat[cam.id].reshape(3, 3).copy(),
-        )
-
     def read(self) -> SensorReading:
         """Capture every camera and every arm now (frames as late as the sensor model says)."""
         env = self.env
-        if not self._history:
-            self._record(env)
-        data = self._scratch
-        data.qpos[:] = self._history[0]
-        _place(self.model, data)
-        frames = tuple(self._capture(name, data) for name in self.names)
+        data = self.rig.state(env.data.qpos)
+        rig = self.rig
+        frames = tuple(Frame(self.cameras[name], *rig.capture(name, data)) for name in self.names)
         geoms = self._arm_geoms
         robot = SelfShape(
             data.geom_xpos[geoms].copy(),
@@ -312,35 +227,6 @@ class Sensors:
         return SensorReading(
             frames, robot, arms, env.arms.current, float(env.data.time), env.vocabulary, log
         )
-
-    def _capture(self, name: str, data: mujoco.MjData) -> Frame:
-        camera = self.cameras[name]
-        model, renderer, config = self.model, self._renderer, self.noise
-        cam = model.camera(name)
-        nominal = (model.cam_pos[cam.id].copy(), model.cam_quat[cam.id].copy())
-        if name in self._offsets:
-            shift, turn = self._offsets[name]
-            model.cam_pos[cam.id] = nominal[0] + shift
-            quat = np.empty(4)
-            mujoco.mju_mulQuat(quat, nominal[1], turn)
-            model.cam_quat[cam.id] = quat
-            _place(model, data)
-        try:
-            renderer.update_scene(data, camera=name)
-            rgb = renderer.render().copy()
-            renderer.enable_depth_rendering()
-            renderer.update_scene(data, camera=name)
-            depth = renderer.render().astype(np.float32)
-            renderer.disable_depth_rendering()
-        finally:
-            model.cam_pos[cam.id], model.cam_quat[cam.id] = nominal
-            if name in self._offsets:
-                _place(model, data)
-        depth[depth > MAX_RANGE] = 0.0
-        if config is not None:
-            rgb = noise.rgb(rgb, config, self._rng)
-            depth = noise.depth(depth, config, self._rng)
-        return Frame(camera, rgb, depth)
 
     def _arm(self, arm: str) -> ArmReadings:
         data = self.env.data
@@ -360,13 +246,7 @@ class Sensors:
         """Free the renderer and stop recording the env's steps."""
         if self._record in self.env.step_callbacks:
             self.env.step_callbacks.remove(self._record)
-        self._renderer.close()
-
-
-def _place(model: mujoco.MjModel, data: mujoco.MjData) -> None:
-    """Pose every body, geom and camera of ``data`` from its joint positions."""
-    mujoco.mj_kinematics(model, data)
-    mujoco.mj_camlight(model, data)
+        self.rig.close()
 
 
 def _has_ancestor(model: mujoco.MjModel, body: int, root: int) -> bool:

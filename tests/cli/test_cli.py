@@ -25,6 +25,18 @@ def test_help_lists_commands() -> None:
     assert "bench" in result.stdout and "scene" in result.stdout
 
 
+def test_bench_observations_json_prices_each_mode_against_state() -> None:
+    result = claw("bench", "observations", "--steps", "10", "--size", "32", "--json")
+    assert result.returncode == 0, result.stderr
+    figures = json.loads(result.stdout)
+    modes = {m["obs_mode"]: m for m in figures["modes"]}
+    assert list(modes) == ["state", "depth", "rgbd", "state+depth", "state+rgbd"]
+    assert modes["state"]["overhead_ms"] == 0.0 and modes["depth"]["step_ms"] > 0
+    # depth: two 32 x 32 uint8 views beside the proprio and goal vectors; rgbd adds 3 planes each
+    assert modes["depth"]["observation_bytes"] == 2 * 32 * 32 + 8 * (15 + 3)
+    assert modes["rgbd"]["observation_bytes"] == 4 * 2 * 32 * 32 + 8 * (15 + 3)
+
+
 def test_bench_env_json() -> None:
     result = claw("bench", "env", "--steps", "50", "--repeats", "1", "--json")
     assert result.returncode == 0, result.stderr
@@ -64,6 +76,8 @@ def test_scene_show_renders_png(tmp_path: Path) -> None:
         (("scene", "show", "default", "--image", "x.jpg"), "must end in .png"),
         (("scene", "show", "default", "--image", "x.png", "--camera", "moon"), "unknown camera"),
         (("bench", "env", "--scene", "nowhere"), "unknown scene"),
+        (("bench", "observations", "--task", "dance"), "unknown task 'dance'; allowed: reach"),
+        (("bench", "observations", "--views", "ceiling"), "unknown camera(s) ['ceiling']"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(args: tuple[str, ...], needle: str) -> None:
