@@ -41,6 +41,12 @@ SQUARE = 0.85
 """A block or box seen with a rectangle squarer than this was seen whole."""
 HOLLOW_DEPTH = 0.02
 """A box's inside lies at least this far (m) below its rim."""
+PLATEAU_DEPTH = 0.006
+"""Points within this (m) of an object's highest are its top face."""
+NARROW_TOP = 0.6
+STEP_HEIGHT = 0.015
+"""A top face smaller than ``NARROW_TOP`` of the footprint, beside a top at least
+``STEP_HEIGHT`` (m) lower, is a smaller block standing on a larger one."""
 
 
 @dataclass(frozen=True)
@@ -85,6 +91,14 @@ def detect(views: list[ColouredPoints], palette: tuple[str, ...]) -> list[Detect
                             found.append((content, _cells(part.points)))
                     group = group.take(~inside)
                     detection = _estimate(name, group)
+            if detection is not None and detection.type == "block":
+                layers = _layers(group)
+                if len(layers) > 1:  # a smaller block on a larger one of its colour
+                    for layer in layers:
+                        estimated = _estimate(name, layer)
+                        if estimated is not None:
+                            found.append((estimated, _cells(layer.points)))
+                    continue
             if detection is not None:
                 found.append((detection, _cells(group.points)))
     return [d for d, cells in found if not _bleed(d, cells, found)]
@@ -141,6 +155,34 @@ def _split(group: ColouredPoints) -> list[ColouredPoints]:
     label_of = labels[cells[:, 1], cells[:, 0]]
     members = (label_of == label for label in range(1, count))
     return [group.take(member) for member in members if member.sum() >= MIN_POINTS]
+
+
+def _layers(group: ColouredPoints) -> list[ColouredPoints]:
+    """One colour's connected points as one object, or as two where a smaller block stands on
+    a larger one: a top face much smaller than the footprint, and beside it, a lower top (a
+    step of :data:`STEP_HEIGHT` at least)."""
+    heights, xy = group.heights, group.points[:, :2]
+    top = float(np.percentile(heights, 98))
+    plateau = heights > top - PLATEAU_DEPTH
+    if plateau.sum() < MIN_POINTS:
+        return [group]
+    centre, long_side, short_side, heading = _rectangle(xy[plateau])
+    _, whole_long, whole_short, _ = _rectangle(xy)
+    if long_side * short_side > NARROW_TOP * whole_long * whole_short:
+        return [group]
+    c, s = math.cos(heading), math.sin(heading)
+    offset = xy - centre
+    local = np.stack([offset[:, 0] * c + offset[:, 1] * s, -offset[:, 0] * s + offset[:, 1] * c])
+    under = (np.abs(local[0]) < long_side / 2 + CELL) & (np.abs(local[1]) < short_side / 2 + CELL)
+    if (~under).sum() < MIN_POINTS:
+        return [group]
+    step = float(np.percentile(heights[~under], 98))
+    if step > top - STEP_HEIGHT:
+        return [group]
+    upper = under & (heights > step + CELL)
+    if upper.sum() < MIN_POINTS:
+        return [group]
+    return [group.take(upper), group.take(~upper)]
 
 
 def _rectangle(xy: NDArray[np.float32]) -> tuple[NDArray[np.float64], float, float, float]:

@@ -54,9 +54,10 @@ def report(belief: Belief, env: TabletopEnv) -> PerceptionReport:
     """The last estimate of ``belief`` against the truth of ``env`` now."""
     perception = belief.perceive()
     truth = env.true_world_state()
+    believed_as = {t: b for b, t in belief.truth_names.items()}
     objects = []
     for name, true in truth.objects.items():
-        believed = perception.world.objects.get(name)
+        believed = perception.world.objects.get(believed_as.get(name, name))
         error = None
         if believed is not None:
             error = round(float(np.linalg.norm(believed.position - true.position)) * 1000, 1)

@@ -260,8 +260,13 @@ def _failure_of(
 
 def _final(env: TabletopEnv, check: GoalResult | None, goal: list[Predicate]) -> GoalResult:
     """The goal judged on the final state: the last pass's check where it read the truth (no
-    physics ran since), else the truth now (a perceiver's belief is never the judgement)."""
-    if check is None or env.perception is not None:
+    physics ran since), else the truth now (a perceiver's belief is never the judgement; the
+    objects the goal names are those the perceiver meant, :attr:`Belief.truth_names`)."""
+    if env.perception is not None:
+        names = getattr(env.perception, "truth_names", {})
+        goal = [Predicate(name=p.name, args=tuple(names.get(a, a) for a in p.args)) for p in goal]
+        return env.check(goal)
+    if check is None:
         return env.check(goal)
     return check
 

@@ -103,8 +103,15 @@ class Claw:
         return self.robot.gripper_width(self.data)
 
     def finger_contacts(self) -> tuple[set[str], set[str]]:
-        """Objects touching the left and the right finger now."""
-        return self.env.finger_contacts()
+        """Objects touching the left and the right finger now. Through a perceiver, touch
+        tells that a pad touches an object, not which (two look-alike blocks feel the same):
+        the object is the one the robot believes its claw closed on."""
+        left, right = self.env.finger_contacts()
+        if self.env.perception is None:
+            return left, right
+        gripper = self.env.world_state().gripper
+        held = set(gripper.left_contacts) if gripper is not None else set()
+        return (held if left else set()), (held if right else set())
 
     # -- control --------------------------------------------------------------------------------
 
