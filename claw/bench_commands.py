@@ -56,7 +56,7 @@ def bench_observations_command(
     views: Annotated[
         str, typer.Option(metavar="VIEW[,VIEW]", help="Cameras: wrist, front, front@tool, …")
     ] = "wrist,front@tool",
-    size: Annotated[int, typer.Option(min=16, help="Image height and width (pixels).")] = 84,
+    size: Annotated[int, typer.Option(min=16, help="Image height and width (pixels).")] = 64,
     frame_stack: Annotated[int, typer.Option(min=1, help="Frames per observation.")] = 1,
     sensor_noise: SensorNoiseFlag = False,
     as_json: JsonFlag = False,

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from claw.options import JsonFlag, seed_callback
+from claw.options import JsonFlag, ObsOption, seed_callback
 from claw.output import errors, markup, table
 
 demos_app = typer.Typer(
@@ -31,15 +31,19 @@ def record_command(
     seed: Annotated[
         int, typer.Option(callback=seed_callback, help="Seed of the first episode (then +1 each).")
     ] = 0,
+    obs: ObsOption = "state",
     as_json: JsonFlag = False,
 ) -> None:
-    """Run the task's controller, in the training env's action space, and write the episodes."""
+    """Run the task's controller, in the training env's action space, and write the episodes
+    (observed in --obs; the controller acts on the state)."""
     with errors(as_json):
         from claw.envs.seeding import check_seeds
         from claw.learning.demos import record
 
         check_seeds(seed, episodes)
-        result = record(task, episodes, out, include_failures=include_failures, seed=seed)
+        result = record(
+            task, episodes, out, include_failures=include_failures, seed=seed, obs_mode=obs
+        )
     if as_json:
         print(result.model_dump_json())
         return

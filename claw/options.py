@@ -81,6 +81,16 @@ SensorNoiseFlag = Annotated[
         "frames two control steps late, action noise.",
     ),
 ]
+ObsOption = Annotated[
+    str,
+    typer.Option(
+        "--obs",
+        metavar="MODE",
+        help="The training env's observation mode: state (positions), depth or rgbd (the wrist "
+        "camera and a crop of the front view around the claw, no object state), state+depth, "
+        "state+rgbd.",
+    ),
+]
 NoCache = Annotated[
     bool,
     typer.Option(

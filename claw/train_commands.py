@@ -11,7 +11,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from claw.options import JsonFlag, RayOption, TrackerOption, TrackingUriOption, seed_callback
+from claw.options import (
+    JsonFlag,
+    ObsOption,
+    RayOption,
+    TrackerOption,
+    TrackingUriOption,
+    seed_callback,
+)
 from claw.output import errors, table
 
 if TYPE_CHECKING:
@@ -41,6 +48,7 @@ def _config_and_run_dir(
     out: Path | None,
     resume: Path | None,
     curriculum: bool = False,
+    obs: str = "state",
 ) -> tuple[TrainConfig, Path | None]:
     """The config to train with and its run folder: a resumed run's own, ``--out``, or ``None``
     (a new one in ``runs_dir``, made once every check has passed)."""
@@ -52,6 +60,7 @@ def _config_and_run_dir(
             algo,
             hyperparams,
             curriculum=curriculum,
+            obs=obs,
             total_timesteps=steps,
             seed=seed,
             n_envs=n_envs,
@@ -59,6 +68,8 @@ def _config_and_run_dir(
         if out is not None and (out / "config.yaml").exists():
             raise FileExistsError(f"{out} already holds a run; continue it with --resume {out}")
         return config, out
+    if obs != "state":
+        raise ValueError("--obs sets up a new run; a resumed run keeps its own observation mode")
     saved = resume / "config.yaml"
     if not saved.is_file():
         raise FileNotFoundError(f"{resume} is not a run folder (no config.yaml)")
@@ -143,6 +154,7 @@ def train_command(
             "when an evaluation's success rate passes the stage's promote_at.",
         ),
     ] = False,
+    obs: ObsOption = "state",
     as_json: JsonFlag = False,
 ) -> None:
     """Train a learned claw: SB3 (+HER), parallel envs, evaluations, checkpoints, TensorBoard;
@@ -168,7 +180,17 @@ def train_command(
 
         settings = TrackerSettings.of(tracker, tracking_uri)  # before a run folder is made
         config, folder = _config_and_run_dir(
-            skill, algo, steps, n_envs, seed, hyperparams or [], runs_dir, out, resume, curriculum
+            skill,
+            algo,
+            steps,
+            n_envs,
+            seed,
+            hyperparams or [],
+            runs_dir,
+            out,
+            resume,
+            curriculum,
+            obs,
         )
         _check_claw(config, register, demos)
         demos_id = _demonstrations(config, demos)
@@ -245,7 +267,7 @@ def _demonstrations(config: TrainConfig, demos: str | None) -> str | None:
     from claw.learning.datasets import check_demonstrations, resolve
 
     found = resolve(demos, gym.spec(config.env_id).kwargs.get("task", config.skill))
-    check_demonstrations(found, config.env_id)
+    check_demonstrations(found, config.env_id, config.env_kwargs.get("obs_mode", "state"))
     return found
 
 

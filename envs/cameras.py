@@ -21,6 +21,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from claw.envs import sensor_noise
+from claw.envs.model import camera_names
 from claw.envs.randomization import SensorNoise
 
 MAX_RANGE = 3.0
@@ -73,11 +74,6 @@ class Camera:
         x, y, z = self.rotation.T @ (np.asarray(point, dtype=np.float64) - self.position)
         depth = -z
         return self.cx + self.fx * x / depth - 0.5, self.cy - self.fy * y / depth - 0.5, depth
-
-
-def camera_names(model: mujoco.MjModel) -> list[str]:
-    """The scene's cameras, by name."""
-    return [model.camera(i).name for i in range(model.ncam)]
 
 
 def check_cameras(model: mujoco.MjModel, cameras: tuple[str, ...]) -> None:

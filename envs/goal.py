@@ -27,7 +27,7 @@ from claw.envs.observations import (
     PixelObserver,
     channels,
     check_obs_mode,
-    proprioception,
+    compose,
 )
 from claw.envs.randomization import DomainRandomization, SensorNoise
 from claw.envs.robot import Array
@@ -172,14 +172,18 @@ class TaskEnv(gym.Env[dict[str, Array], np.ndarray]):
 
     def _observe(self) -> dict[str, Array]:
         self._last = self.task.goal_observation(self.world, self.goal.copy())
-        observed = {key: value.copy() for key, value in self._last.as_dict().items()}
-        if self.pixels is None:
-            return observed
-        if not self.obs_mode.startswith("state"):
-            observed = {"desired_goal": observed["desired_goal"]}
-        observed["proprio"] = proprioception(self.world)
-        observed.update(self.pixels.observation())
-        return observed
+        return compose(self.obs_mode, self._last, self.world, self.pixels)  # type: ignore[return-value]
+
+    def privileged_state(self) -> GoalObservation:
+        """The task's state observation now, in every mode: what an expert (a controller) acts
+        on and labels with. Never part of an image-only mode's observation.
+
+        Raises:
+            RuntimeError: before the first reset.
+        """
+        if self._last is None:
+            raise RuntimeError("call reset() before privileged_state()")
+        return self._last
 
     def _info(self) -> dict[str, Any]:
         assert self._last is not None

@@ -145,3 +145,8 @@ def model_xml(objects: Iterable[ObjectModel], arms: int = 1) -> str:
     spec = _spec(objects, arms)
     spec.compile()  # to_xml writes a compiled spec
     return spec.to_xml()
+
+
+def camera_names(model: mujoco.MjModel) -> list[str]:
+    """The scene's cameras, by name."""
+    return [model.camera(i).name for i in range(model.ncam)]

@@ -12,7 +12,7 @@ import numpy as np
 from gymnasium import spaces
 
 from claw.envs.arms import ARM_PREFIX, ArmContext, Lockstep, arm_base, arm_names
-from claw.envs.model import ObjectModel, build_model, model_xml
+from claw.envs.model import ObjectModel, build_model, camera_names, model_xml
 from claw.envs.predicates import GoalResult, Predicate, check_objects, evaluate_goal, parse_goal
 from claw.envs.randomization import DomainRandomization, Nominal, randomize_objects
 from claw.envs.rendering import Renderers, has_display
@@ -113,7 +113,7 @@ class TabletopEnv(GroundTruth, gym.Env[dict[str, Any], np.ndarray]):
         self.arms = ArmContext(())
         self._renderers: Renderers | None = None
         self._load(self.scene.sample(0), self.scene.arms)
-        cameras = [self.model.camera(i).name for i in range(self.model.ncam)]
+        cameras = camera_names(self.model)
         if camera not in cameras:
             raise ValueError(f"unknown camera {camera!r}; allowed: {', '.join(cameras)}")
         self.action_space = spaces.Box(-1.0, 1.0, (5 if control == "ee" else 7,), np.float32)

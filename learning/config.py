@@ -50,6 +50,9 @@ class ImitationConfig(BaseModel):
     """RL fine-tuning: the actor's exploration (std before the tanh) at its start."""
     finetune_cloning_weight: float = Field(100.0, ge=0.0)
     """RL fine-tuning: the weight of the behaviour-cloning term in the actor's loss (0: none)."""
+    shift: int = Field(4, ge=0, le=16)
+    """Image keys: each training image is shifted by up to this many pixels (DrQ's random
+    shift: pad by replicating the border, crop at random); 0: none."""
 
 
 class CurriculumStage(BaseModel):
@@ -185,6 +188,7 @@ def load_config(
     algo: str | None = None,
     overrides: list[str] | tuple[str, ...] = (),
     curriculum: bool = False,
+    obs: str = "state",
     **fields: Any,
 ) -> TrainConfig:
     """Resolve a skill's training config: ``common``, then the algorithm's section, then overrides.
@@ -194,6 +198,8 @@ def load_config(
         algo: ``tqc``, ``sac``, ``td3`` or ``ppo`` (default: the file's ``default_algo``).
         overrides: ``KEY=VALUE`` strings, dotted keys for nested fields.
         curriculum: Train through the file's ``curriculum`` stages.
+        obs: The training env's observation mode; any but ``state`` applies the file's
+            ``cameras`` section (after the algorithm's) and sets ``env_kwargs.obs_mode``.
         fields: Top-level fields to set (``seed``, ``total_timesteps``, ``n_envs``), if not None.
 
     Raises:
@@ -214,6 +220,8 @@ def load_config(
             f"{skill} declares no curriculum; skills with one: {', '.join(with_one) or 'none'}"
         )
     resolved = _merge(raw.get("common", {}), raw["algos"][algo])
+    if obs != "state":
+        resolved = _merge(resolved, _cameras_section(skill, raw, obs))
     if curriculum:
         resolved["curriculum"] = raw["curriculum"]
     for text in overrides:
@@ -226,6 +234,29 @@ def load_config(
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise InvalidConfigError(f"training config for {skill}: {where}: {first['msg']}") from None
+
+
+def _cameras_section(skill: str, raw: dict[str, Any], obs: str) -> dict[str, Any]:
+    """What training from cameras changes (the file's ``cameras`` section), with the mode set.
+
+    Raises:
+        InvalidConfigError: an unknown mode, or a skill whose file has no ``cameras`` section.
+    """
+    from claw.envs.observations import check_obs_mode
+
+    try:
+        check_obs_mode(obs)
+    except ValueError as exc:
+        raise InvalidConfigError(str(exc)) from None
+    if "cameras" not in raw:
+        with_one = sorted(
+            p.stem for p in HYPERPARAMS_DIR.glob("*.yaml") if "cameras" in read_config_file(p)
+        )
+        raise InvalidConfigError(
+            f"{skill} declares no cameras section for --obs {obs}; skills with one: "
+            f"{', '.join(with_one) or 'none'}"
+        )
+    return _merge(raw["cameras"], {"env_kwargs": {"obs_mode": obs}})
 
 
 def new_run_dir(root: str | Path, config: TrainConfig, now: datetime | None = None) -> Path:

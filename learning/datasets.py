@@ -90,17 +90,24 @@ def open_dataset(dataset_id: str) -> Any:
         return minari.load_dataset(dataset_id)
 
 
-def check_demonstrations(dataset_id: str, env_id: str) -> None:
-    """Refuse demonstrations recorded in another env than ``env_id`` (or unreadable ones).
+def check_demonstrations(dataset_id: str, env_id: str, obs_mode: str = "state") -> None:
+    """Refuse demonstrations recorded in another env than ``env_id``, or in another
+    observation mode than ``obs_mode`` (or unreadable ones).
 
     Raises:
-        InvalidConfigError: another env's, or a dataset that cannot be read.
+        InvalidConfigError: another env's or mode's, or a dataset that cannot be read.
     """
     spec = open_dataset(dataset_id).spec.env_spec
     recorded_in = spec.id if spec is not None else None
     if recorded_in != env_id:
         raise InvalidConfigError(
             f"demonstrations {dataset_id} were recorded in {recorded_in}, not {env_id}"
+        )
+    recorded_mode = (spec.kwargs if spec is not None else {}).get("obs_mode", "state")
+    if recorded_mode != obs_mode:
+        raise InvalidConfigError(
+            f"demonstrations {dataset_id} were recorded with obs_mode {recorded_mode}, not "
+            f"{obs_mode} (claw demos record TASK --obs {obs_mode} --out NAME records them)"
         )
 
 

@@ -28,7 +28,7 @@ from pydantic import BaseModel
 import claw.envs  # noqa: F401  (registers the training envs)
 from claw.envs.goal import TaskEnv
 from claw.envs.seeding import check_seeds
-from claw.envs.tasks import TASKS, GoalObservation
+from claw.envs.tasks import TASKS
 from claw.learning.datasets import (
     DEFAULT_NAME,
     NAMESPACE,
@@ -92,7 +92,7 @@ def expert_episode(env: gym.Env, seed: int) -> tuple[dict[str, Any], bool]:
     infos = [_step_info(info, drawn)]
     done = False
     while not done:
-        action = goal_env.task.expert_action(GoalObservation(**obs)).astype(np.float32)
+        action = goal_env.task.expert_action(goal_env.privileged_state()).astype(np.float32)
         obs, reward, terminated, truncated, info = env.step(action)
         observations.append(obs)
         actions.append(action)
@@ -133,14 +133,16 @@ def record(
     *,
     include_failures: bool = False,
     seed: int = 0,
+    obs_mode: str = "state",
     on_episode: Callable[[int, bool], None] | None = None,
 ) -> RecordResult:
     """Run the task's expert for ``episodes`` episodes (seeds ``seed``, ``seed + 1``, ...) and
-    write the successful ones (every one with ``include_failures``) as a Minari dataset.
+    write the successful ones (every one with ``include_failures``) as a Minari dataset, the
+    observations in ``obs_mode`` (the expert acts on the state in every mode).
 
     Raises:
-        InvalidConfigError: an unknown task, no episodes, a dataset of that id already there, or
-            no episode to keep.
+        InvalidConfigError: an unknown task or observation mode, no episodes, a dataset of that
+            id already there, or no episode to keep.
         InvalidSeedError: a last seed, ``seed + episodes - 1``, over ``2**32 - 1``.
     """
     from minari import create_dataset_from_buffers
@@ -159,7 +161,10 @@ def record(
             "(claw demos list shows the datasets)"
         )
     started = time.perf_counter()
-    env = gym.make(TASK_ENVS[task])
+    try:
+        env = gym.make(TASK_ENVS[task], obs_mode=obs_mode)
+    except ValueError as exc:
+        raise InvalidConfigError(str(exc)) from None
     kept: list[EpisodeBuffer] = []
     successes = steps = 0
     try:

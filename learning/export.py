@@ -16,7 +16,7 @@ from safetensors.numpy import save
 from sb3_contrib.tqc.policies import TQCPolicy
 from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.policies import ActorCriticPolicy
-from stable_baselines3.common.torch_layers import CombinedExtractor
+from stable_baselines3.common.torch_layers import CombinedExtractor, NatureCNN
 from stable_baselines3.common.vec_env import VecNormalize
 from stable_baselines3.sac.policies import SACPolicy
 from stable_baselines3.td3.policies import TD3Policy
@@ -26,7 +26,15 @@ from claw.common.files import atomic_write
 from claw.envs.goal import RESIDUAL_SCALE
 from claw.learning.config import TrainConfig
 from claw.library.files import sha256_of
-from claw.skills.policy import CONFIG_FILE, WEIGHTS_FILE, Layer, Normalization, PolicyConfig
+from claw.skills.policy import (
+    CONFIG_FILE,
+    WEIGHTS_FILE,
+    Convolution,
+    Encoder,
+    Layer,
+    Normalization,
+    PolicyConfig,
+)
 
 _ACTIVATION_NAMES = {nn.ReLU: "relu", nn.Tanh: "tanh"}
 
@@ -54,12 +62,14 @@ def zero_output_layer(model: BaseAlgorithm) -> None:
     nn.init.zeros_(last.bias)
 
 
-def _layers(modules: list[nn.Module], squash: str) -> tuple[list[Layer], dict[str, np.ndarray]]:
+def _layers(
+    modules: list[nn.Module], squash: str, prefix: str = "layers"
+) -> tuple[list[Layer], dict[str, np.ndarray]]:
     layers: list[Layer] = []
     tensors: dict[str, np.ndarray] = {}
     for module in modules:
         if isinstance(module, nn.Linear):
-            name = f"layers.{len(layers)}"
+            name = f"{prefix}.{len(layers)}"
             tensors[f"{name}.weight"] = module.weight.detach().cpu().numpy().astype(np.float32)
             tensors[f"{name}.bias"] = module.bias.detach().cpu().numpy().astype(np.float32)
             layers.append(Layer(name=name, activation="identity"))
@@ -72,6 +82,31 @@ def _layers(modules: list[nn.Module], squash: str) -> tuple[list[Layer], dict[st
     if squash != "identity":
         layers[-1] = layers[-1].model_copy(update={"activation": squash})
     return layers, tensors
+
+
+def _encoder(key: str, cnn: NatureCNN) -> tuple[Encoder, dict[str, np.ndarray]]:
+    """An image key's ``NatureCNN`` as an :class:`Encoder` and its tensors."""
+    convolutions: list[Convolution] = []
+    tensors: dict[str, np.ndarray] = {}
+    for module in cnn.cnn:
+        if isinstance(module, nn.Conv2d):
+            if module.padding not in (0, (0, 0)) or module.stride[0] != module.stride[1]:
+                raise TypeError(f"cannot export {key}'s convolution {module}")
+            name = f"encoders.{key}.conv{len(convolutions)}"
+            tensors[f"{name}.weight"] = module.weight.detach().cpu().numpy().astype(np.float32)
+            assert module.bias is not None
+            tensors[f"{name}.bias"] = module.bias.detach().cpu().numpy().astype(np.float32)
+            convolutions.append(
+                Convolution(name=name, stride=module.stride[0], activation="identity")
+            )
+        elif type(module) in _ACTIVATION_NAMES:
+            convolutions[-1] = convolutions[-1].model_copy(
+                update={"activation": _ACTIVATION_NAMES[type(module)]}
+            )
+        elif not isinstance(module, nn.Flatten):
+            raise TypeError(f"cannot export {key}'s encoder layer {type(module).__name__}")
+    dense, dense_tensors = _layers(list(cnn.linear), "identity", f"encoders.{key}.dense")
+    return Encoder(convolutions=convolutions, dense=dense), {**tensors, **dense_tensors}
 
 
 def export_policy(
@@ -93,10 +128,17 @@ def export_policy(
         )
     keys = list(extractor.extractors.keys())
     layers, tensors = _layers(modules, squash)
+    encoders: dict[str, Encoder] = {}
+    for key, module in extractor.extractors.items():
+        if isinstance(module, NatureCNN):
+            encoders[key], encoder_tensors = _encoder(key, module)
+            tensors.update(encoder_tensors)
     normalization = None
     if normalizer is not None and normalizer.norm_obs:
         normalization = Normalization(clip=normalizer.clip_obs, epsilon=normalizer.epsilon)
         for key in keys:
+            if key in encoders:
+                continue
             stats = normalizer.obs_rms[key]
             tensors[f"obs_rms.{key}.mean"] = np.asarray(stats.mean, dtype=np.float64)
             tensors[f"obs_rms.{key}.var"] = np.asarray(stats.var, dtype=np.float64)
@@ -112,6 +154,7 @@ def export_policy(
         residual_scale=scale if residual else None,
         algo=config.algo,
         observation_keys=keys,
+        encoders=encoders,
         normalization=normalization,
         layers=layers,
         weights_sha256=sha256_of(weights),

@@ -39,14 +39,20 @@ from stable_baselines3.common.vec_env import VecNormalize
 
 from claw.common.files import atomic_write
 from claw.envs.goal import TaskEnv
-from claw.envs.tasks import GoalObservation
 from claw.learning.config import TrainConfig
 from claw.learning.evaluate import evaluate_policy
 from claw.learning.exceptions import InvalidConfigError
 from claw.learning.export import export_policy
 from claw.learning.finetune import BehaviourCloningTerm, finetune, squashed_actor
 from claw.learning.tracking import TrackedRun
-from claw.learning.train import EVAL_SEED_OFFSET, make_envs, make_model, run_meta, track_outputs
+from claw.learning.train import (
+    EVAL_SEED_OFFSET,
+    make_envs,
+    make_model,
+    run_meta,
+    track_outputs,
+    vector_keys,
+)
 from claw.skills.policy import PolicyNetwork
 
 DAGGER_SEED_OFFSET = 20_000  # DAgger rollouts use seeds apart from the demonstrations' and evals'
@@ -86,8 +92,11 @@ class ImitationResult:
         return self.run_dir / "policy"
 
 
-def load_demonstrations(dataset_id: str, env_id: str) -> tuple[Demonstrations, int]:
-    """The pairs of a Minari dataset recorded in ``env_id``, and its env steps.
+def load_demonstrations(
+    dataset_id: str, env_id: str, obs_mode: str = "state"
+) -> tuple[Demonstrations, int]:
+    """The pairs of a Minari dataset recorded in ``env_id`` (in ``obs_mode``), and its env
+    steps.
 
     Raises:
         InvalidConfigError: no such dataset (the message lists the local ones), or one recorded
@@ -102,7 +111,7 @@ def load_demonstrations(dataset_id: str, env_id: str) -> tuple[Demonstrations, i
             f"no demonstrations {dataset_id!r}; local datasets: {known} "
             "(claw demos record TASK makes one)"
         )
-    check_demonstrations(dataset_id, env_id)
+    check_demonstrations(dataset_id, env_id, obs_mode)
     dataset = open_dataset(dataset_id)
     observations: dict[str, list[np.ndarray]] = {}
     actions = []
@@ -112,6 +121,24 @@ def load_demonstrations(dataset_id: str, env_id: str) -> tuple[Demonstrations, i
         actions.append(episode.actions)
     stacked = {k: np.concatenate(v) for k, v in observations.items()}
     return Demonstrations(stacked, np.concatenate(actions)), int(dataset.total_steps)
+
+
+def check_shapes(demos: Demonstrations, space: gym.Space[Any], dataset_id: str) -> None:
+    """Refuse demonstrations whose observations differ from what the env gives (other keys,
+    image sizes, views or frame stacks).
+
+    Raises:
+        InvalidConfigError: a key missing or of another shape, naming both.
+    """
+    assert isinstance(space, gym.spaces.Dict)
+    for key, sub in space.spaces.items():
+        held = demos.observations.get(key)
+        shape = None if held is None else held.shape[1:]
+        if shape != sub.shape:
+            raise InvalidConfigError(
+                f"demonstrations {dataset_id} hold {key} of shape {shape}, but the env gives "
+                f"{sub.shape}: record them with the same env settings"
+            )
 
 
 def fit_normalizer(normalizer: VecNormalize, demos: Demonstrations) -> None:
@@ -131,9 +158,11 @@ def behaviour_clone(
     batch_size: int,
     learning_rate: float,
     rng: np.random.Generator,
+    shift: int = 0,
 ) -> float:
     """Regress the actor's deterministic action onto the demonstrations' actions, the learning
-    rate decaying linearly to zero over the epochs; the last epoch's mean squared error."""
+    rate decaying linearly to zero over the epochs, each image shifted at random by up to
+    ``shift`` pixels; the last epoch's mean squared error."""
     actor = squashed_actor(model)
     optimizer = torch.optim.Adam(actor.parameters(), lr=learning_rate)
     batches = -(-len(demos) // batch_size)
@@ -142,8 +171,13 @@ def behaviour_clone(
     )
     normalized = normalizer.normalize_obs(demos.observations)
     assert isinstance(normalized, dict)
-    inputs = {k: torch.as_tensor(v, dtype=torch.float32) for k, v in normalized.items()}
+    images = set(normalized) - set(vector_keys(normalizer.observation_space) or normalized)
+    inputs = {  # images stay uint8 (the actor's extractor scales them), vectors as float
+        k: torch.as_tensor(v) if k in images else torch.as_tensor(v, dtype=torch.float32)
+        for k, v in normalized.items()
+    }
     targets = torch.as_tensor(demos.actions, dtype=torch.float32)
+    generator = torch.Generator().manual_seed(int(rng.integers(2**31)))
     loss_value = float("nan")
     actor.train()
     for _ in range(epochs):
@@ -151,7 +185,10 @@ def behaviour_clone(
         total = 0.0
         for start in range(0, len(demos), batch_size):
             batch = order[start : start + batch_size]
-            mean, _, _ = actor.get_action_dist_params({k: v[batch] for k, v in inputs.items()})
+            observations = {k: v[batch] for k, v in inputs.items()}
+            for key in images:
+                observations[key] = random_shift(observations[key], shift, generator)
+            mean, _, _ = actor.get_action_dist_params(observations)
             loss = torch.nn.functional.mse_loss(torch.tanh(mean), targets[batch])
             optimizer.zero_grad()
             loss.backward()
@@ -161,6 +198,21 @@ def behaviour_clone(
         loss_value = total / len(demos)
     actor.eval()
     return loss_value
+
+
+def random_shift(images: torch.Tensor, shift: int, generator: torch.Generator) -> torch.Tensor:
+    """DrQ's augmentation: each image (N x C x H x W) padded by ``shift`` pixels (the border
+    repeated) and cropped back at a random offset; floats in the images' range."""
+    if shift == 0:
+        return images
+    n, channels, height, width = images.shape
+    padded = torch.nn.functional.pad(images.float(), (shift,) * 4, mode="replicate")
+    dy = torch.randint(0, 2 * shift + 1, (n,), generator=generator)
+    dx = torch.randint(0, 2 * shift + 1, (n,), generator=generator)
+    rows = (torch.arange(height)[None, :] + dy[:, None])[:, None, :, None]
+    cols = (torch.arange(width)[None, :] + dx[:, None])[:, None, None, :]
+    samples = torch.arange(n)[:, None, None, None]
+    return padded[samples, torch.arange(channels)[None, :, None, None], rows, cols]
 
 
 def dagger_rollouts(
@@ -178,7 +230,7 @@ def dagger_rollouts(
         while not done:
             for key, value in obs.items():
                 observations.setdefault(key, []).append(value)
-            labels.append(goal_env.task.expert_action(GoalObservation(**obs)))
+            labels.append(goal_env.task.expert_action(goal_env.privileged_state()))
             obs, _, terminated, truncated, info = env.step(network.act(obs))
             done = terminated or truncated
         successes += bool(info["is_success"])
@@ -211,6 +263,8 @@ def imitate(
         raise InvalidConfigError(
             f"learning from demonstrations needs sac or tqc, not {config.algo}"
         )
+    if finetune_steps and config.env_kwargs.get("obs_mode", "state") != "state":
+        raise InvalidConfigError("--finetune learns from state observations only (obs_mode state)")
     settings = config.imitation
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -222,7 +276,8 @@ def imitate(
     rng = np.random.default_rng(config.seed)
     started = time.perf_counter()
     meta = run_meta(run_dir, config, command)
-    demos, steps = load_demonstrations(dataset_id, config.env_id)
+    obs_mode = config.env_kwargs.get("obs_mode", "state")
+    demos, steps = load_demonstrations(dataset_id, config.env_id, obs_mode)
     meta.update(
         demonstrations=dataset_id, dagger_rounds=dagger_rounds, finetune_steps=finetune_steps
     )
@@ -236,6 +291,7 @@ def imitate(
     fit_normalizer(vec_env, demos)
     model = make_model(config, vec_env, run_dir / "tb")
     env = gym.make(config.env_id, **config.env_kwargs)
+    check_shapes(demos, env.observation_space, dataset_id)
     stages: list[dict[str, Any]] = []
     # The best stage so far: its success on the validation seeds, its name, the actor's weights.
     best: tuple[float, str, dict[str, Any]] = (-1.0, "", {})
@@ -270,7 +326,14 @@ def imitate(
     # 3. Behaviour cloning, then DAgger rounds on the states the learner reaches.
     try:
         loss = behaviour_clone(
-            model, vec_env, demos, settings.epochs, settings.batch_size, settings.learning_rate, rng
+            model,
+            vec_env,
+            demos,
+            settings.epochs,
+            settings.batch_size,
+            settings.learning_rate,
+            rng,
+            settings.shift,
         )
         network = stage("bc", loss)
         for k in range(1, dagger_rounds + 1):
@@ -285,6 +348,7 @@ def imitate(
                 settings.batch_size,
                 settings.learning_rate,
                 rng,
+                settings.shift,
             )
             network = stage(f"dagger{k}", loss, learner)
         if finetune_steps:

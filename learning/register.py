@@ -74,4 +74,5 @@ def _register(
             training_config=training_config or config.training,
         ),
         tags=["learned", config.algo],
+        observation=config.env_kwargs.get("obs_mode", "state"),
     )

@@ -42,7 +42,7 @@ from stable_baselines3.common.callbacks import BaseCallback, CheckpointCallback,
 from stable_baselines3.common.env_util import make_vec_env
 from stable_baselines3.common.noise import NormalActionNoise
 from stable_baselines3.common.off_policy_algorithm import OffPolicyAlgorithm
-from stable_baselines3.common.preprocessing import get_action_dim
+from stable_baselines3.common.preprocessing import get_action_dim, is_image_space
 from stable_baselines3.common.utils import set_random_seed
 from stable_baselines3.common.vec_env import (
     DummyVecEnv,
@@ -153,10 +153,19 @@ def make_envs(config: TrainConfig, n_envs: int, seed: int, training: bool) -> Ve
             env,
             training=training,
             norm_obs=True,
+            norm_obs_keys=vector_keys(env.observation_space),
             norm_reward=training and config.normalize_reward,
             gamma=config.algo_kwargs.get("gamma", 0.99),
         )
     return env
+
+
+def vector_keys(space: gym.Space[Any]) -> list[str] | None:
+    """A ``Dict`` space's keys that are not images (the ones ``VecNormalize`` normalises;
+    images go to a CNN as they are); ``None`` for any other space."""
+    if not isinstance(space, gym.spaces.Dict):
+        return None
+    return [key for key, sub in space.spaces.items() if not is_image_space(sub)]
 
 
 def make_model(config: TrainConfig, env: VecEnv, tensorboard_dir: Path) -> BaseAlgorithm:

@@ -65,6 +65,9 @@ class SkillRecord(BaseModel):
     metrics: Metrics | None = None
     provenance: Provenance = Field(default_factory=Provenance)
     tags: list[str] = Field(default_factory=list)
+    observation: str = "state"
+    """What the skill observes: ``state`` (poses) or a training env's image mode (``depth``,
+    ``rgbd``, …): a skill that needs cameras runs only where its cameras exist."""
 
     @property
     def key(self) -> str:

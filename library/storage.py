@@ -195,6 +195,7 @@ class SkillLibrary(ManifestStore):
         metrics: Metrics | None = None,
         provenance: Provenance | None = None,
         tags: Iterable[str] = (),
+        observation: str = "state",
     ) -> SkillRecord:
         """Add a skill, or a new version of one; artifact files are copied in with their sha256.
 
@@ -216,6 +217,7 @@ class SkillLibrary(ManifestStore):
                 metrics=metrics,
                 provenance=provenance or Provenance(git_commit=git_commit()),
                 tags=list(tags),
+                observation=observation,
             )
             manifest.skills.append(record)
         return record

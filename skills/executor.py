@@ -7,12 +7,13 @@ same time, one lane per arm (:mod:`claw.skills.lanes`).
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Protocol
 
 from pydantic import BaseModel, ValidationError
 
 from claw.common.exceptions import ClawError
+from claw.envs.model import camera_names
 from claw.envs.tabletop import TabletopEnv
 from claw.skills import lanes
 from claw.skills.base import Skill, SkillParams, SkillResult
@@ -63,7 +64,8 @@ def _invalid(raw: SkillCall | dict[str, Any] | Any, exc: ClawError) -> SkillResu
     return SkillResult(skill=skill, args=args, success=False, reason=str(exc), error=exc.kind)
 
 
-PREFER_CHOICES: tuple[str, ...] = ("learned", "controller")
+CONTROLLER = "controller"
+PREFER_CHOICES: tuple[str, ...] = ("learned", CONTROLLER)
 
 Bound = tuple[Skill[Any], SkillParams]
 """A skill with its validated parameters, ready to run."""
@@ -106,20 +108,38 @@ def bind(
     prefer: str | None = None,
     measured: Mapping[tuple[str, str], float] | None = None,
     policies: PolicySource | None = None,
+    cameras: Collection[str] | None = None,
 ) -> Bound:
     """The skill and validated parameters of a call; a policy skill's network is loaded from
-    ``policies`` (``None``: the shipped policies; the run path passes the skill library).
+    ``policies`` (``None``: the shipped policies; the run path passes the skill library). A
+    policy that looks through cameras the scene lacks (``cameras``: the scene's; ``None``: not
+    checked) gives way to the skill's controller, unless ``prefer`` asked for it.
 
     Raises:
         UnknownSkillError: no such skill.
-        InvalidParamsError: the arguments do not validate (one line naming the field).
+        InvalidParamsError: the arguments do not validate (one line naming the field), or the
+            policy asked for needs cameras the scene lacks.
         UnknownObjectError, PredicateError: an argument names no object or region of the scene.
         ArtifactError: a policy's weights are missing or were tampered with.
     """
-    skill = get_skill(call.skill, choose_implementation(call.skill, prefer, measured))
+    implementation = choose_implementation(call.skill, prefer, measured)
+    skill = get_skill(call.skill, implementation)
     if isinstance(skill, PolicySkill):
         skill.policies = policies
     skill.prepare()
+    if isinstance(skill, PolicySkill) and cameras is not None:
+        from claw.envs.observations import needed_cameras  # images and OpenCV: only for these
+
+        missing = sorted(set(needed_cameras(skill.network().config.env_kwargs)) - set(cameras))
+        fallback = CONTROLLER in skill_implementations(call.skill)
+        if missing and (prefer == implementation or not fallback):
+            raise InvalidParamsError(
+                f"{call.skill}: its learned claw looks through camera(s) {', '.join(missing)}, "
+                "which this scene lacks; allowed: prefer the controller"
+            )
+        if missing:
+            skill = get_skill(call.skill, CONTROLLER)
+            skill.prepare()
     args = {k: v for k, v in call.args.items() if k != ARM_ARG}
     try:
         params = skill.Params(**args)
@@ -175,7 +195,8 @@ def execute_calls(
         try:
             _check_arm(call, env)
             key, steps = _expand(call, env, composites)
-            bound = [bind(s, env.object_names, prefer, measured, policies) for s in steps]
+            cameras = camera_names(env.model)
+            bound = [bind(s, env.object_names, prefer, measured, policies, cameras) for s in steps]
             if call.args.get(ARM_ARG, env.arms.arms[0]) != env.arms.arms[0] and any(
                 isinstance(skill, PolicySkill) for skill, _ in bound
             ):

@@ -175,17 +175,30 @@ class PolicySkill(Skill[P]):
     ) -> tuple[int, float]:
         """Let the policy act toward ``goal`` until it is ``within`` m of it and all is still, or
         the horizon ends; returns the steps taken and the final distance."""
+        from claw.envs.observations import check_obs_mode, compose, observer_for  # OpenCV
+
         driver = ToolDriver(env, task.gripper)
-        scale = network.config.residual_scale
+        config = network.config
+        mode = check_obs_mode(config.env_kwargs.get("obs_mode", "state"))
+        pixels = observer_for(env.model, config.env_kwargs, env.robot.prefix)
+        if pixels is not None:  # the cameras it was trained with, under the env's sensor model
+            noise = env.sensor_noise
+            pixels.reset(env, np.random.default_rng(0), noise.sensor if noise else None)
         steps = 0
-        for steps in range(1, self.horizon + 1):  # noqa: B007  (steps is reported)
-            obs = task.goal_observation(env, goal)
-            command = task.command(obs, network.act(obs.as_dict()), scale)
-            driver.apply(command)
-            distance = float(task.distance(task.achieved(env), goal))
-            still = float(np.max(np.abs(env.data.qvel))) < SETTLED_SPEED
-            if distance <= within and still:
-                break
+        try:
+            for steps in range(1, self.horizon + 1):  # noqa: B007  (steps is reported)
+                state = task.goal_observation(env, goal)
+                action = network.act(compose(mode, state, env, pixels))  # type: ignore[arg-type]
+                driver.apply(task.command(state, action, config.residual_scale))
+                if pixels is not None:
+                    pixels.step(env)
+                distance = float(task.distance(task.achieved(env), goal))
+                still = float(np.max(np.abs(env.data.qvel))) < SETTLED_SPEED
+                if distance <= within and still:
+                    break
+        finally:
+            if pixels is not None:
+                pixels.close()
         return steps, float(task.distance(task.achieved(env), goal))
 
 

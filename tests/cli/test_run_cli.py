@@ -224,6 +224,8 @@ NOT_RUN = (
     "claw.train_commands",
     "claw.skills_commands",
     "OpenGL",  # a run that films nothing renders nothing
+    "claw.envs.observations",  # a training env's images, and OpenCV, for camera policies only
+    "cv2",
 )
 
 

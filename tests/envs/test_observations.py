@@ -12,8 +12,9 @@ from gymnasium.utils.env_checker import check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 from claw.envs import PICK_PLACE_ID, REACH_ID, TabletopEnv
-from claw.envs.cameras import CameraRig, camera_names, same_assets
+from claw.envs.cameras import CameraRig, same_assets
 from claw.envs.goal import GoalEnv, TaskEnv
+from claw.envs.model import camera_names
 from claw.envs.observations import OBS_MODES, PROPRIO_SIZE, View, depth_levels
 from claw.envs.randomization import SensorNoise
 

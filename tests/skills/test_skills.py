@@ -622,7 +622,7 @@ def test_close_gripper_succeeds_on_a_held_object_and_on_nothing(clear_env: Table
 class ScriptedPolicy:
     """Stands in for a policy network: still for most of the horizon, then full speed along +x."""
 
-    config = SimpleNamespace(residual_scale=None)
+    config = SimpleNamespace(residual_scale=None, env_kwargs={})
 
     def __init__(self, horizon: int, moving: int) -> None:
         self.calls, self.start_moving = 0, horizon - moving
