@@ -8,6 +8,7 @@ rods 4 cm thick. Sizes, poses and types are measured, not read.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -101,7 +102,40 @@ def detect(views: list[ColouredPoints], palette: tuple[str, ...]) -> list[Detect
                     continue
             if detection is not None:
                 found.append((detection, _cells(group.points)))
-    return [d for d, cells in found if not _bleed(d, cells, found)]
+    return _covered_heights([d for d, cells in found if not _bleed(d, cells, found)])
+
+
+def _covered_heights(detections: list[Detection]) -> list[Detection]:
+    """Blocks with something on them, measured by height: such a block shows no top face, and
+    its sides alone, fused from views a little off each other, widen its footprint; its edge is
+    then the height from what it stands on (a block's top, a box's floor, the table) to its top,
+    where that is smaller."""
+    smallest = catalog.size_range("block")[0]
+    measured = []
+    for block in detections:
+        if block.type == "block" and any(_stands_on(o, block) for o in detections):
+            floor = max((_floor(o) for o in detections if _stands_on(block, o)), default=0.0)
+            edge = block.top - floor
+            if smallest <= edge < block.size:
+                centre = block.centre.copy()
+                centre[2] = block.top - edge / 2
+                block = dataclasses.replace(block, size=edge, centre=centre)
+        measured.append(block)
+    return measured
+
+
+def _stands_on(upper: Detection, lower: Detection) -> bool:
+    """Whether ``upper``'s centre lies over ``lower`` and its top higher than ``lower``'s."""
+    if upper is lower or upper.top < lower.top + STEP_HEIGHT:
+        return False
+    return bool(np.abs(upper.centre[:2] - lower.centre[:2]).max() < lower.size / 2)
+
+
+def _floor(lower: Detection) -> float:
+    """The height something standing on ``lower`` stands at: a box's floor, another's top."""
+    if lower.type == "box":
+        return lower.top - catalog.BOX_WALL_HEIGHT + catalog.BOX_FLOOR_THICKNESS
+    return lower.top
 
 
 def _inside_box(box: Detection, group: ColouredPoints) -> NDArray[np.bool_]:

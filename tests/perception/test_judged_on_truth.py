@@ -171,3 +171,17 @@ def test_a_smaller_block_on_a_larger_one_of_its_colour_is_seen_as_two(make_env) 
         error = np.linalg.norm(believed.get(name).position - truth.get(name).position)
         assert error < 0.006, (name, error)
     assert abs(2 * believed.get("blue_block_2").half_extents[0] - 0.04) < 0.005
+
+
+def test_a_covered_block_is_as_tall_as_the_gap_it_fills() -> None:
+    from claw.perception.estimate import Detection, _covered_heights
+
+    def block(z_top: float, size: float, name: str) -> Detection:
+        centre = np.array([0.5, 0.1, z_top - size / 2])
+        return Detection(name, "block", size, centre, 0.0, z_top, 100, {})
+
+    # Two 4 cm blocks: the lower one's sides, fused from two views, read 5.6 cm wide.
+    lower, upper = block(0.04, 0.056, "red"), block(0.08, 0.04, "blue")
+    measured, same = _covered_heights([lower, upper])
+    assert abs(measured.size - 0.04) < 1e-9 and abs(measured.centre[2] - 0.02) < 1e-9
+    assert same is upper  # nothing on it: its top face gave its size
