@@ -71,7 +71,15 @@ def claw_command() -> list[str]:
 
 
 def _environment(home: Path) -> dict[str, str]:
+    """The environment a timed process starts in: the user's, with a fresh ``CLAW_HOME`` (and
+    without the rendering backend this process chose for itself: a child given
+    ``MUJOCO_GL=egl`` loads MuJoCo's EGL bindings at import, which a plain run never does)."""
+    from claw import MUJOCO_GL_GIVEN
+
     env = {k: v for k, v in os.environ.items() if k not in ("CLAW_MODEL", "CLAW_HOME")}
+    env.pop("MUJOCO_GL", None)
+    if MUJOCO_GL_GIVEN is not None:
+        env["MUJOCO_GL"] = MUJOCO_GL_GIVEN
     return {**env, "CLAW_HOME": str(home)}
 
 

@@ -177,3 +177,17 @@ def test_the_readme_block_is_rewritten_and_the_rest_kept(tmp_path: Path) -> None
     plain = tmp_path / "page.md"
     plain.write_text("# nothing to rewrite\n")
     assert not write_readme(results, plain) and plain.read_text() == "# nothing to rewrite\n"
+
+
+def test_startup_children_get_the_users_rendering_backend_not_claws(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import claw
+    from claw.bench_startup import _environment
+
+    monkeypatch.setattr(claw, "MUJOCO_GL_GIVEN", None)
+    monkeypatch.setenv("MUJOCO_GL", "egl")  # as `import claw.envs` sets it without a display
+    assert "MUJOCO_GL" not in _environment(tmp_path)
+    monkeypatch.setattr(claw, "MUJOCO_GL_GIVEN", "osmesa")
+    assert _environment(tmp_path)["MUJOCO_GL"] == "osmesa"
+    assert _environment(tmp_path)["CLAW_HOME"] == str(tmp_path)
