@@ -23,6 +23,8 @@ CELL = 0.0025
 """Side (m) of a height-map cell."""
 GAP_CELLS = 5
 """Gaps of fewer cells than this between points of one colour are closed (sparse sampling)."""
+HEIGHT_GAP = 0.01
+"""Heights (m) of one colour in one place further apart than this belong to two things."""
 MIN_POINTS = 25
 """Fewer points than this of one colour in one place are noise, not an object."""
 MIN_AREA = 0.012**2
@@ -188,6 +190,25 @@ def _split(group: ColouredPoints) -> list[ColouredPoints]:
     count, labels = cv2.connectedComponents(filled, connectivity=8)
     label_of = labels[cells[:, 1], cells[:, 0]]
     members = (label_of == label for label in range(1, count))
+    parts = [group.take(member) for member in members if member.sum() >= MIN_POINTS]
+    return [level for part in parts for level in _levels(part)]
+
+
+def _levels(group: ColouredPoints) -> list[ColouredPoints]:
+    """Points of one colour in one place, parted where their heights leave a gap of
+    :data:`HEIGHT_GAP`: one object's faces are seen without one, so what lies above a gap is
+    another object of the colour (a block on a block between them), or stray pixels of a
+    neighbour's faces matched to this colour."""
+    order = np.argsort(group.heights)
+    gaps = np.flatnonzero(np.diff(group.heights[order]) > HEIGHT_GAP)
+    pieces = np.split(order, gaps + 1)
+    if len(pieces) == 1:
+        return [group]
+    members = []
+    for piece in pieces:
+        member = np.zeros(len(group), dtype=bool)
+        member[piece] = True
+        members.append(member)
     return [group.take(member) for member in members if member.sum() >= MIN_POINTS]
 
 

@@ -10,6 +10,7 @@ import pytest
 from claw.envs.predicates import Predicate
 from claw.envs.state import WorldState
 from claw.perception import Perception, Sensing, attach, register_perceiver, unregister_perceiver
+from claw.perception.segment import ColouredPoints
 from claw.skills.base import SkillResult
 from claw.skills.bench import on_truth, pushed_on_truth
 from tests.perception.test_registry import Blind
@@ -185,3 +186,42 @@ def test_a_covered_block_is_as_tall_as_the_gap_it_fills() -> None:
     measured, same = _covered_heights([lower, upper])
     assert abs(measured.size - 0.04) < 1e-9 and abs(measured.centre[2] - 0.02) < 1e-9
     assert same is upper  # nothing on it: its top face gave its size
+
+
+def _cube_sides(
+    centre_xy: tuple[float, float], bottom: float, edge: float, rows: int = 21
+) -> np.ndarray:
+    """Points on the four side faces of a cube (what the cameras see of a covered block)."""
+    along = np.linspace(-edge / 2, edge / 2, 21)
+    up = np.linspace(bottom, bottom + edge, rows)
+    a, z = np.meshgrid(along, up)
+    a, z = a.ravel(), z.ravel()
+    half = np.full_like(a, edge / 2)
+    faces = [(a, half), (a, -half), (half, a), (-half, a)]
+    xy = np.concatenate([np.stack(face, axis=1) for face in faces]) + np.array(centre_xy)
+    return np.column_stack([xy, np.tile(z, 4)])
+
+
+def _points(xyz: np.ndarray) -> ColouredPoints:
+    eyes = np.tile(np.array([[1.2, 0.0]], np.float32), (len(xyz), 1))
+    return ColouredPoints(
+        xyz.astype(np.float32), xyz[:, 2].astype(np.float32), np.zeros(len(xyz), np.int64), eyes
+    )
+
+
+def test_stray_pixels_above_a_height_gap_do_not_raise_a_block() -> None:
+    from claw.perception.estimate import detect
+
+    sides = _cube_sides((0.5, 0.1), 0.0, 0.04, rows=5)  # 420 points, as far views see it
+    # Pixels of the block above it matched to this colour (lighting noise): 20, about 5 %.
+    stray = np.column_stack([np.full(20, 0.5), np.linspace(0.09, 0.11, 20), np.full(20, 0.08)])
+    (block,) = detect([_points(np.concatenate([sides, stray]))], ("pink",))
+    assert abs(block.top - 0.04) < 0.002 and abs(block.centre[2] - 0.02) < 0.003
+
+
+def test_two_blocks_of_a_colour_with_another_between_them_are_two() -> None:
+    from claw.perception.estimate import detect
+
+    lower, upper = _cube_sides((0.5, 0.1), 0.0, 0.04), _cube_sides((0.5, 0.1), 0.08, 0.04)
+    found = detect([_points(np.concatenate([lower, upper]))], ("pink",))
+    assert sorted(round(d.top, 3) for d in found) == [0.04, 0.12]
