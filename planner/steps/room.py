@@ -14,7 +14,7 @@ from claw.planner.grounding.conflicts import moves, targets
 from claw.planner.steps.ordering import REGION_CLEARING
 from claw.skills import NoPlacement, Place, SkillCall
 
-BOX_MARGIN = 0.002  # m: a box this far inside a region's radius holds blocks ``at`` the region
+BOX_MARGIN = 0.002  # m: least room kept inside a region's radius for a block placed in a box
 
 
 def _without(world: WorldState, names: set[str]) -> WorldState:
@@ -80,16 +80,27 @@ def clear_region(
 
 
 def box_in_region(world: WorldState, obj: str, region: str) -> str | None:
-    """A box standing on the region's anchor that ``obj`` fits in (for a region without room).
+    """A box at the region that ``obj`` fits in (for a region without room), nearest first.
 
-    A block in a box whose centre is this near the anchor is ``at`` the region (the predicate
-    asks for the centre within 6 cm): when a box fills the region, the block goes in it.
+    A block is ``at`` a region when its centre is within 6 cm of the anchor, so a box serves
+    when the spot ``place`` would choose in it, as near the anchor as fits, lies that near with
+    its landing error to spare: what counts is where the block lands, not where the box stands.
     """
     anchor = np.array(region_anchor(region))
-    for name, box in world.objects.items():
-        if box.type != "box" or float(np.linalg.norm(box.xy - anchor)) > AT_RADIUS - BOX_MARGIN:
+    boxes = sorted(
+        (float(np.linalg.norm(box.xy - anchor)), name)
+        for name, box in world.objects.items()
+        if box.type == "box" and name != obj
+    )
+    for _, name in boxes:
+        try:
+            spot = Place.find_placement(
+                world, obj, "in", name, preferred=(float(anchor[0]), float(anchor[1])), lookahead=0
+            )
+        except (NoPlacement, ClawError):
             continue
-        if fits(world, obj, "in", name):
+        reach = AT_RADIUS - max(spot.robustness, BOX_MARGIN)
+        if float(np.hypot(spot.x - anchor[0], spot.y - anchor[1])) <= reach:
             return name
     return None
 

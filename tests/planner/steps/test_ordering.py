@@ -18,7 +18,7 @@ from claw.planner.grounding.conflicts import supports
 from claw.planner.grounding.goals import goals_and_pushes
 from claw.planner.language.grammar import parse_instruction
 from claw.planner.offline import OfflinePlanner
-from claw.planner.steps.room import stack_base
+from claw.planner.steps.room import box_in_region, stack_base
 from claw.runtime import run_instruction
 from claw.skills.placement import find_placement
 from claw.skills.plans import SkillCall
@@ -304,3 +304,16 @@ def test_a_stack_base_is_a_block_there_that_nothing_else_needs() -> None:
     busy = [*goal, parse_predicate(f"on(red_block, {nearest})")]  # another goal puts one on it
     assert stack_base(world, "orange_block", "center", busy, set(), set()) != nearest
     assert stack_base(world, "orange_block", "far left corner", goal, set(), set()) is None  # none
+
+
+@pytest.mark.parametrize(("away", "serves"), [(0.0, True), (0.059, True), (0.14, False)])
+def test_a_box_serves_a_region_where_the_block_lands_in_it_at_the_region(
+    away: float, serves: bool
+) -> None:
+    """What counts is where the block lands: a box standing 5.9 cm from the anchor (its centre
+    outside a 6 cm radius less a margin) still holds a block within it, one 14 cm away not."""
+    x, y = REGIONS["left side"]
+    box = ObjectState.make("gray_box", "box", (x + away, y, 0.025))
+    held = ObjectState.make("red_block", "block", (0.5, -0.2, 0.3), size=0.04)
+    world = WorldState.from_objects([box, held])
+    assert box_in_region(world, "red_block", "left side") == ("gray_box" if serves else None)
