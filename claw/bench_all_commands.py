@@ -34,7 +34,7 @@ def bench_all_command(
             "--only",
             metavar="NAME[,NAME]",
             help="Run only these: env, library, skills, planner, words, two-arm, imitation, "
-            "policy, eval (with the trust table), startup.",
+            "policy, eval (with the trust table), perception, startup.",
         ),
     ] = None,
 ) -> None:
