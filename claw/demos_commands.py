@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+from functools import partial
 from typing import Annotated, Any
 
 import typer
 
-from claw.options import JsonFlag, ObsOption, seed_callback
+from claw.options import JsonFlag, ObsOption, RayOption, seed_callback
 from claw.output import errors, markup, table
 
 demos_app = typer.Typer(
@@ -32,22 +33,55 @@ def record_command(
         int, typer.Option(callback=seed_callback, help="Seed of the first episode (then +1 each).")
     ] = 0,
     obs: ObsOption = "state",
+    ray: RayOption = None,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="Environment workers on Ray (with --ray; default: the cluster's CPUs).",
+        ),
+    ] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Run the task's controller, in the training env's action space, and write the episodes
-    (observed in --obs; the controller acts on the state)."""
+    (observed in --obs; the controller acts on the state). With --ray, Ray actors run the
+    episodes: the same seeds give the same dataset."""
     with errors(as_json):
         from claw.envs.seeding import check_seeds
         from claw.learning.demos import record
+        from claw.learning.exceptions import InvalidConfigError
 
         check_seeds(seed, episodes)
-        result = record(
-            task, episodes, out, include_failures=include_failures, seed=seed, obs_mode=obs
+        recording = partial(
+            record, task, episodes, out, include_failures=include_failures, seed=seed, obs_mode=obs
         )
+        if ray is None:
+            if workers is not None:
+                raise InvalidConfigError("--workers needs --ray: a local run has one worker")
+            result = recording()
+        else:
+            from claw.eval.ray_connect import joined
+            from claw.eval.ray_runner import cluster_cpus
+
+            with joined(ray, num_cpus=workers):
+                result = recording(ray_workers=workers or cluster_cpus())
     if as_json:
         print(result.model_dump_json())
         return
-    table(f"claw demos record {task}", list(result.model_dump().items()))
+    rows = [(k, v) for k, v in result.model_dump().items() if k != "workers"]
+    table(f"claw demos record {task}", rows)
+    table("environment workers", _worker_rows(result.workers))
+
+
+def _worker_rows(workers: list[Any]) -> list[tuple[str, str]]:
+    """One row per environment worker: where it ran, its episodes, steps and steps per second."""
+    return [
+        (
+            f"worker {w.worker} ({w.node})",
+            f"{w.episodes} episodes, {w.steps} steps, {w.steps_per_second:g} steps/s",
+        )
+        for w in workers
+    ]
 
 
 @demos_app.command("list")

@@ -155,11 +155,18 @@ def train_command(
         ),
     ] = False,
     obs: ObsOption = "state",
+    ray: RayOption = None,
     as_json: JsonFlag = False,
 ) -> None:
-    """Train a learned claw: SB3 (+HER), parallel envs, evaluations, checkpoints, TensorBoard;
-    or, with --demos, from an expert's demonstrations (behaviour cloning, DAgger)."""
+    """Train a learned claw: SB3 (+HER), parallel envs (on Ray with --ray), evaluations,
+    checkpoints, TensorBoard; or, with --demos, from an expert's demonstrations (behaviour
+    cloning, DAgger)."""
     with errors(as_json):
+        if ray is not None and demos is not None:
+            raise ValueError(
+                "--ray puts RL's training envs on Ray; record demonstrations there with "
+                "claw demos record --ray"
+            )
         if (dagger or finetune) and demos is None:
             flag = "--dagger" if dagger else "--finetune"
             raise ValueError(f"{flag} needs --demos NAME (the demonstrations it starts from)")
@@ -210,7 +217,8 @@ def train_command(
     else:
         from claw.learning.train import train
 
-        with errors(as_json), run or nullcontext():
+        config = config.model_copy(update={"vec_env": _vec_env(config, ray)})
+        with errors(as_json), _ray_joined(ray, config.n_envs), run or nullcontext():
             result = train(
                 config,
                 run_dir,
@@ -226,6 +234,7 @@ def train_command(
             "wall_seconds": result.wall_seconds,
             "last_evaluation": result.evaluations[-1] if result.evaluations else None,
             "policy": str(result.policy_dir) if result.policy_dir.is_dir() else None,
+            **({"workers": result.workers} if result.workers else {}),
         }
     if register:
         from claw.learning.register import register_policy
@@ -238,7 +247,11 @@ def train_command(
     if as_json:
         print(json.dumps(summary))
         return
-    rows = [(k, v) for k, v in summary.items() if k not in ("evaluation", "stages")]
+    rows = [(k, v) for k, v in summary.items() if k not in ("evaluation", "stages", "workers")]
+    rows += [
+        (f"worker {w['worker']} ({w['node']})", f"{w['steps']} steps, {w['steps_per_second']:g}/s")
+        for w in summary.get("workers", [])
+    ]
     if "stages" in summary:  # a --demos run: each stage's success on the validation seeds
         measured = [f"{s['stage']} {s['success_rate']:.0%}" for s in summary["stages"]]
         rows.insert(3, ("stages", ", ".join(measured)))
@@ -252,6 +265,23 @@ def train_command(
             )
         )
     table(f"claw train {skill}", rows)
+
+
+def _vec_env(config: TrainConfig, ray: str | None) -> str:
+    """Where the training envs run: on Ray with ``--ray``; else as configured (a resumed Ray
+    run's envs run here)."""
+    if ray is not None:
+        return "ray"
+    return "dummy" if config.vec_env == "ray" else config.vec_env
+
+
+def _ray_joined(ray: str | None, n_envs: int) -> AbstractContextManager[None]:
+    """Ray joined for the run (a local one with a CPU per env and one for the learner)."""
+    if ray is None:
+        return nullcontext()
+    from claw.eval.ray_connect import joined
+
+    return joined(ray, num_cpus=n_envs + 1)
 
 
 def _demonstrations(config: TrainConfig, demos: str | None) -> str | None:

@@ -104,7 +104,8 @@ class TrainConfig(BaseModel):
     seed: int = 0
     env_kwargs: dict[str, Any] = Field(default_factory=dict)
     n_envs: int = Field(1, ge=1)
-    vec_env: Literal["subproc", "dummy"] = "dummy"
+    vec_env: Literal["subproc", "dummy", "ray"] = "dummy"
+    """Where the training envs run: this process, subprocesses, or Ray actors (``--ray``)."""
     normalize: bool = True
     """Normalise observations with ``VecNormalize`` (statistics saved beside the model)."""
     normalize_reward: bool = False

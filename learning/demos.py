@@ -18,12 +18,13 @@ import tempfile
 import time
 import warnings
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 import claw.envs  # noqa: F401  (registers the training envs)
 from claw.envs.goal import TaskEnv
@@ -43,6 +44,7 @@ from claw.learning.datasets import (
     resolve,
 )
 from claw.learning.exceptions import InvalidConfigError
+from claw.learning.ray_envs import EnvWorker, ExpertPool, WorkerThroughput
 
 __all__ = [
     "DATA_FORMAT",
@@ -79,6 +81,8 @@ class RecordResult(BaseModel):
     successes: int
     steps: int
     wall_seconds: float
+    workers: list[WorkerThroughput] = Field(default_factory=list)
+    """Each environment worker's episodes, steps and steps per second (one locally)."""
 
 
 def expert_episode(env: gym.Env, seed: int) -> tuple[dict[str, Any], bool]:
@@ -135,10 +139,14 @@ def record(
     seed: int = 0,
     obs_mode: str = "state",
     on_episode: Callable[[int, bool], None] | None = None,
+    ray_workers: int | None = None,
 ) -> RecordResult:
     """Run the task's expert for ``episodes`` episodes (seeds ``seed``, ``seed + 1``, ...) and
     write the successful ones (every one with ``include_failures``) as a Minari dataset, the
     observations in ``obs_mode`` (the expert acts on the state in every mode).
+
+    With ``ray_workers``, that many Ray actors run the episodes (Ray joined by the caller, see
+    :func:`claw.eval.ray_connect.joined`); the dataset is the one a local run writes.
 
     Raises:
         InvalidConfigError: an unknown task or observation mode, no episodes, a dataset of that
@@ -167,15 +175,20 @@ def record(
         raise InvalidConfigError(str(exc)) from None
     kept: list[EpisodeBuffer] = []
     successes = steps = 0
+    seeds = list(range(seed, seed + episodes))
+    pool, local = None, EnvWorker(lambda: env)
     try:
-        for i in range(episodes):
-            episode, success = expert_episode(env, seed + i)
+        if ray_workers is not None:
+            pool = ExpertPool(_maker(task, obs_mode), ray_workers)
+        run = local.expert_episodes(seeds) if pool is None else pool.episodes(seeds)
+        for i, (episode_seed, episode, success) in enumerate(run):
             successes += success
             if on_episode is not None:
                 on_episode(i, success)
             if success or include_failures:
                 steps += len(episode["rewards"])
-                kept.append(EpisodeBuffer(id=len(kept), seed=seed + i, **episode))
+                kept.append(EpisodeBuffer(id=len(kept), seed=episode_seed, **episode))
+        throughput = [local.throughput(0)] if pool is None else pool.throughput()
         if not kept:
             raise InvalidConfigError(
                 f"the {task} expert succeeded in none of {episodes} episodes: nothing to keep "
@@ -196,6 +209,8 @@ def record(
             ),
         )
     finally:
+        if pool is not None:
+            pool.close()
         env.close()
     return RecordResult(
         dataset_id=target_id,
@@ -205,7 +220,14 @@ def record(
         successes=successes,
         steps=steps,
         wall_seconds=round(time.perf_counter() - started, 2),
+        workers=throughput,
     )
+
+
+def _maker(task: str, obs_mode: str) -> Callable[[], gym.Env]:
+    """Makes the task's training env in any process (``module:id`` imports claw.envs there,
+    which registers the id)."""
+    return partial(gym.make, f"claw.envs:{TASK_ENVS[task]}", obs_mode=obs_mode)
 
 
 @contextlib.contextmanager

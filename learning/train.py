@@ -79,6 +79,8 @@ class TrainResult:
     timesteps: int
     wall_seconds: float
     evaluations: list[dict[str, float]] = field(default_factory=list)
+    workers: list[dict[str, Any]] = field(default_factory=list)
+    """Each Ray environment worker's episodes, steps and steps per second (``--ray``)."""
 
     @property
     def policy_dir(self) -> Path:
@@ -141,12 +143,22 @@ def make_envs(config: TrainConfig, n_envs: int, seed: int, training: bool) -> Ve
         agents = AgentsVecEnv(PARALLEL_ENVS[config.env_id](**config.env_kwargs), seed=seed)
         env: VecEnv = VecMonitor(agents)
     else:
-        vec_cls = SubprocVecEnv if config.vec_env == "subproc" and n_envs > 1 else DummyVecEnv
+        vec_cls: type[VecEnv] = DummyVecEnv
+        if config.vec_env == "ray" and training:
+            from claw.learning.ray_envs import RayVecEnv
+
+            vec_cls = RayVecEnv
+        elif config.vec_env == "subproc" and n_envs > 1:
+            vec_cls = SubprocVecEnv
         # "module:id" makes each subprocess import claw.envs, which registers the id there too.
         env_id = config.env_id
         env_id = f"claw.envs:{env_id}" if env_id.startswith("claw/") else env_id
         env = make_vec_env(
-            env_id, n_envs=n_envs, seed=seed, vec_env_cls=vec_cls, env_kwargs=config.env_kwargs
+            env_id,
+            n_envs=n_envs,
+            seed=seed,
+            vec_env_cls=vec_cls,  # type: ignore[arg-type]  # any VecEnv taking env makers
+            env_kwargs=config.env_kwargs,
         )
     if config.normalize:
         env = VecNormalize(
@@ -339,6 +351,8 @@ def train(
                 progress_bar=progress_bar,
             )
     finally:
+        throughput = getattr(env.unwrapped, "throughput", None)
+        workers = [w.model_dump() for w in throughput()] if throughput is not None else []
         env.close()
         eval_env.close()
     wall = time.perf_counter() - started
@@ -367,6 +381,7 @@ def train(
         timesteps=steps,
         wall_seconds=round(meta.get("wall_seconds", 0.0) + wall, 1),
         resumed=meta.get("resumed", 0) + (checkpoint is not None),
+        **({"workers": workers} if workers else {}),
     )
     atomic_write(run_dir / "meta.json", json.dumps(meta, indent=1).encode())
     training = {k: meta[k] for k in ("seed", "git_commit", "command", "timesteps", "wall_seconds")}
@@ -374,7 +389,7 @@ def train(
         export_policy(model, normalizer, config, run_dir / "policy", training=training)
     if tracker is not None:
         track_outputs(tracker, run_dir, ("config.yaml", "meta.json", "eval/evaluations.json"))
-    return TrainResult(run_dir, config, steps, meta["wall_seconds"], evaluations)
+    return TrainResult(run_dir, config, steps, meta["wall_seconds"], evaluations, workers)
 
 
 class TrackEvaluations(BaseCallback):

@@ -18,13 +18,6 @@ from claw.learning.exceptions import InvalidConfigError
 from claw.skills.policy import PolicyNetwork
 
 
-@pytest.fixture
-def minari_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "datasets"
-    monkeypatch.setenv("MINARI_DATASETS_PATH", str(root))
-    return root
-
-
 def expert_run(env: gym.Env, seed: int) -> tuple[bool, bool]:
     """Whether the episode was done at its start, and at its end, under the expert."""
     obs, info = env.reset(seed=seed)

@@ -18,13 +18,6 @@ from claw.skills.policy import PolicyNetwork, conv2d
 FEW = ["imitation.epochs=3", "imitation.dagger_episodes=1", "imitation.eval_episodes=1"]
 
 
-@pytest.fixture
-def minari_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "datasets"
-    monkeypatch.setenv("MINARI_DATASETS_PATH", str(root))
-    return root
-
-
 def test_random_shift_moves_each_image_by_at_most_the_shift() -> None:
     from claw.learning.imitation import random_shift
 
