@@ -179,8 +179,8 @@ def record(
     pool, local = None, EnvWorker(lambda: env)
     try:
         if ray_workers is not None:
-            pool = ExpertPool(_maker(task, obs_mode), ray_workers)
-        run = local.expert_episodes(seeds) if pool is None else pool.episodes(seeds)
+            pool = ExpertPool(_maker(task, obs_mode), ray_workers, expert_episode)
+        run = local.expert_episodes(expert_episode, seeds) if pool is None else pool.episodes(seeds)
         for i, (episode_seed, episode, success) in enumerate(run):
             successes += success
             if on_episode is not None:

@@ -6,7 +6,7 @@ env as ``SubprocVecEnv``'s workers do (reset when an episode ends, the last obse
 and the same seeds give the same data as local workers. Each actor counts its steps and the
 seconds its env spent on them: the throughput per worker.
 
-Ray is imported only when a run asks for it (:mod:`claw.eval.ray_connect` joins the cluster).
+Ray is imported only when a run asks for it; the command joins the cluster first.
 """
 
 from __future__ import annotations
@@ -28,6 +28,8 @@ from stable_baselines3.common.vec_env.patch_gym import _patch_env
 from stable_baselines3.common.vec_env.subproc_vec_env import _stack_obs
 
 EnvFn = Callable[[], gym.Env]
+Episode = Callable[[gym.Env, int], tuple[dict[str, Any], bool]]
+"""Runs one episode from a seed: its arrays and whether it succeeded."""
 
 
 class WorkerThroughput(BaseModel):
@@ -73,11 +75,10 @@ class EnvWorker:
         self.seconds += time.perf_counter() - tic
         return observation, float(reward), done, info, reset_info
 
-    def expert_episode(self, seed: int) -> tuple[int, dict[str, Any], bool]:
-        """``(seed, episode, success)``: one episode of the task's expert
-        (:func:`claw.learning.demos.expert_episode`)."""
-        from claw.learning.demos import expert_episode
-
+    def expert_episode(
+        self, expert_episode: Episode, seed: int
+    ) -> tuple[int, dict[str, Any], bool]:
+        """``(seed, episode, success)``: ``expert_episode(env, seed)``, timed and counted."""
         tic = time.perf_counter()
         episode, success = expert_episode(self.env, seed)
         self.seconds += time.perf_counter() - tic
@@ -85,9 +86,11 @@ class EnvWorker:
         self.steps += len(episode["actions"])
         return seed, episode, success
 
-    def expert_episodes(self, seeds: Sequence[int]) -> Iterator[tuple[int, dict[str, Any], bool]]:
+    def expert_episodes(
+        self, expert_episode: Episode, seeds: Sequence[int]
+    ) -> Iterator[tuple[int, dict[str, Any], bool]]:
         """:meth:`expert_episode` for each of ``seeds``, in their order."""
-        return (self.expert_episode(seed) for seed in seeds)
+        return (self.expert_episode(expert_episode, seed) for seed in seeds)
 
     def call(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         return self.env.get_wrapper_attr(name)(*args, **kwargs)
@@ -139,10 +142,10 @@ def _node() -> str:
 
 
 def _ray() -> Any:
-    """Ray, imported where a run asks for it (``--ray``)."""
-    from claw.eval.ray_connect import ray_module
+    """Ray, imported where a run asks for it (``--ray``; the caller has joined it)."""
+    import ray
 
-    return ray_module()
+    return ray
 
 
 def workers(env_fns: Sequence[EnvFn]) -> list[Any]:
@@ -234,8 +237,9 @@ class RayVecEnv(VecEnv):
 class ExpertPool:
     """``n_workers`` Ray actors running a task's expert, each taking the next seed when free."""
 
-    def __init__(self, env_fn: EnvFn, n_workers: int) -> None:
+    def __init__(self, env_fn: EnvFn, n_workers: int, expert_episode: Episode) -> None:
         self._ray = _ray()
+        self._episode = expert_episode
         self.actors = workers([env_fn] * max(1, n_workers))
 
     def episodes(self, seeds: Sequence[int]) -> Iterator[tuple[int, dict[str, Any], bool]]:
@@ -246,14 +250,14 @@ class ExpertPool:
         following = 0
         for actor in self.actors[: len(queue)]:
             seed = queue.pop(0)
-            pending[actor.expert_episode.remote(seed)] = actor
+            pending[actor.expert_episode.remote(self._episode, seed)] = actor
         while pending:
             ready, _ = self._ray.wait(list(pending), num_returns=1)
             actor = pending.pop(ready[0])
             seed, episode, success = self._ray.get(ready[0])
             finished[seed] = (episode, success)
             if queue:
-                pending[actor.expert_episode.remote(queue.pop(0))] = actor
+                pending[actor.expert_episode.remote(self._episode, queue.pop(0))] = actor
             while following < len(seeds) and seeds[following] in finished:
                 episode, success = finished.pop(seeds[following])
                 yield seeds[following], episode, success

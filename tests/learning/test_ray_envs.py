@@ -11,7 +11,7 @@ import pytest
 from stable_baselines3.common.env_util import make_vec_env
 from stable_baselines3.common.vec_env import DummyVecEnv
 
-from claw.learning.demos import open_dataset, record
+from claw.learning.demos import expert_episode, open_dataset, record
 from claw.learning.ray_envs import EnvWorker, RayVecEnv
 from tests.learning.test_learning import tiny_config
 
@@ -22,7 +22,7 @@ def test_a_local_worker_counts_its_steps_and_episodes() -> None:
     import gymnasium as gym
 
     worker = EnvWorker(lambda: gym.make(REACH))
-    seed, episode, _ = worker.expert_episode(4)
+    seed, episode, _ = worker.expert_episode(expert_episode, 4)
     shown = worker.throughput(0)
     assert seed == 4 and shown.node == "local" and shown.episodes == 1
     assert shown.steps == len(episode["actions"]) > 0 and shown.steps_per_second > 0
